@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The single error convention of the pbid library: every fallible function returns
+// pbid::Result<T>. No exception ever leaves the library, and an error never looks like an
+// empty result.
+#ifndef PBID_RESULT_H_
+#define PBID_RESULT_H_
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace pbid {
+
+// An error says what went wrong, which field it concerns and, for file input, at which byte
+// offset, so that a corrupt perf.data gives a one-line message a user can act on.
+struct Error {
+  static constexpr uint64_t kNoOffset = UINT64_MAX;
+
+  std::string field;             // e.g. "header.data.size", "attr[1].ids.offset", "open"
+  uint64_t offset = kNoOffset;   // byte offset in the input, kNoOffset when not file-related
+  std::string message;           // what is wrong, lower case, no trailing period
+  int sys_errno = 0;             // errno when a system call failed, else 0
+
+  Error() = default;
+  Error(std::string f, std::string msg) : field(std::move(f)), message(std::move(msg)) {}
+  Error(std::string f, uint64_t off, std::string msg)
+      : field(std::move(f)), offset(off), message(std::move(msg)) {}
+
+  static Error Sys(std::string f, int err, std::string msg) {
+    Error e(std::move(f), std::move(msg));
+    e.sys_errno = err;
+    return e;
+  }
+
+  bool has_offset() const { return offset != kNoOffset; }
+
+  // "header.data.size at offset 0x28: section ends at 4096, beyond file size 1000"
+  std::string ToString() const;
+};
+
+// Holds either a T or an Error. Accessing the wrong alternative is a programming error
+// (checked by std::get), never the outcome of bad input.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  static_assert(!std::is_same_v<T, Error>, "Result<Error> is ambiguous");
+
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}   // NOLINT: implicit
+  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {} // NOLINT: implicit
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result for operations that only succeed or fail.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : err_(std::move(error)), ok_(false) {}  // NOLINT: implicit
+
+  bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  const Error& error() const { return err_; }
+
+ private:
+  Error err_;
+  bool ok_ = true;
+};
+
+using Status = Result<void>;
+
+inline Status Ok() { return Status(); }
+
+}  // namespace pbid
+
+#endif  // PBID_RESULT_H_
