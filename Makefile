@@ -1,0 +1,57 @@
+# buildid-mmap: build IDs in PERF_RECORD_MMAP2 for 5.10 kernels, their selftests, and perf-buildid.
+# `make run` is the main job, `make check` runs every test. See README.md.
+
+SHELL := /bin/bash
+KERNEL ?= 5.10-buildid
+LAB := kernel/scripts
+BUILD := $(CURDIR)/build
+CHECK_KERNELS := 5.10-buildid 5.10 6.12
+export LAB_T0 := $(shell date +%s)
+
+.PHONY: all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
+	perf-buildid unit-test selftests-host check run clean help
+
+all: perf-buildid
+
+help:
+	@sed -n 's/^## //p' README.md 2>/dev/null || true
+
+deps:
+	@scripts/install-deps.sh
+
+kernel: deps
+	@$(LAB)/build.sh $(KERNEL) >/dev/null
+
+# Prints the absolute path of the bzImage and nothing else (builds it first if needed).
+kernel-image:
+	@$(LAB)/build.sh $(KERNEL) 2>/dev/null
+
+kernel-crossbuild: deps
+	@$(LAB)/build.sh 5.10-buildid-arm64 >/dev/null && echo "kernel-crossbuild: 5.10-buildid arm64 Image OK"
+
+vm-test: deps
+	@$(LAB)/vm-test.sh $(KERNEL)
+
+series-check: deps
+	@$(LAB)/../../kernel/scripts/series-check.sh
+
+perf-buildid: deps
+	@cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD)/perf -j2
+
+unit-test: perf-buildid
+	@ctest --test-dir $(BUILD)/perf --output-on-failure
+
+# The selftests on the machine's own kernel, built against 6.12's harness and headers.
+# Informational: not part of check's verdict (the host kernel may have known bugs).
+selftests-host: deps
+	@$(LAB)/selftests-host.sh
+
+check: deps
+	@bash scripts/check.sh
+
+run: deps
+	@bash scripts/run.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# build.sh NAME: build the kernel NAME (cached by content hash) and print its bzImage path.
+# Everything else (progress, logs) goes to stderr.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+parse_name "$1"
+
+out=$(image_dir)
+image=$out/bzImage
+[ "$K_ARCH" = arm64 ] && image=$out/Image
+if [ -f "$out/.done" ]; then
+	echo "$image"
+	exit 0
+fi
+
+build() {
+	[ -f "$out/.done" ] && return 0
+	local src obj log t0 frags missing
+	src=$("$LAB_ROOT/kernel/scripts/source.sh" "$K_NAME")
+	obj=$CACHE/build/$K_NAME
+	log=$obj.log
+	mkdir -p "$obj"
+	local cross=() arch=x86_64 target=bzImage
+	if [ "$K_ARCH" = arm64 ]; then
+		arch=arm64 target=Image
+		cross=(CROSS_COMPILE=aarch64-linux-gnu-)
+	fi
+	local cc=gcc
+	[ "$K_ARCH" = arm64 ] && cc=aarch64-linux-gnu-gcc
+	command -v ccache >/dev/null && cc="ccache $cc"
+	export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G
+	local mk=(make -C "$src" O="$obj" ARCH=$arch "${cross[@]}" CC="$cc" -j"$(nproc)")
+
+	t0=$(date +%s)
+	progress "kernel $K_NAME" "configure (tinyconfig + $(config_fragments | xargs -n1 basename | tr '\n' ' '))"
+	"${mk[@]}" tinyconfig >"$log" 2>&1 || { tail -30 "$log" >&2; die "tinyconfig failed for $K_NAME"; }
+	# shellcheck disable=SC2046
+	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		$(config_fragments)) >>"$log" 2>&1 || die "merge_config failed for $K_NAME"
+	"${mk[@]}" olddefconfig >>"$log" 2>&1 || die "olddefconfig failed for $K_NAME"
+	# Options a fragment asks for but the kernel dropped (a missing dependency) would
+	# silently remove features the tests rely on.
+	missing=$(cat $(config_fragments) | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' |
+		while read -r o; do grep -qx "$o=y" "$obj/.config" || echo "$o"; done | tr '\n' ' ')
+	if [ -n "$missing" ]; then
+		progress "kernel $K_NAME" "note: not in final .config: $missing"
+	fi
+	for o in CONFIG_PERF_EVENTS CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE; do
+		grep -qx "$o=y" "$obj/.config" || die "$K_NAME: $o did not survive olddefconfig"
+	done
+
+	progress "kernel $K_NAME" "compile $target"
+	"${mk[@]}" "$target" >>"$log" 2>&1 &
+	local pid=$! n
+	while kill -0 $pid 2>/dev/null; do
+		sleep 15
+		kill -0 $pid 2>/dev/null || break
+		n=$(grep -c '^  CC' "$log" || true)
+		progress "kernel $K_NAME" "compile: $n files compiled"
+	done
+	if ! wait $pid; then
+		grep -E 'error|Error' "$log" | head -20 >&2
+		tail -20 "$log" >&2
+		die "build of $K_NAME failed (log: $log)"
+	fi
+	if [ "$K_ARCH" = x86_64 ]; then
+		progress "kernel $K_NAME" "headers_install"
+		"${mk[@]}" headers_install INSTALL_HDR_PATH="$obj/usr" >>"$log" 2>&1 ||
+			die "headers_install failed for $K_NAME"
+	fi
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp"
+	cp "$obj/arch/$arch/boot/$target" "$out.tmp/"
+	cp "$obj/.config" "$out.tmp/config"
+	[ -d "$obj/usr/include" ] && cp -r "$obj/usr/include" "$out.tmp/include"
+	echo "$src" >"$out.tmp/source"
+	rm -rf "$out"
+	mv "$out.tmp" "$out"
+	touch "$out/.done"
+	progress "kernel $K_NAME" "done in $(( $(date +%s) - t0 ))s: $image"
+}
+
+with_lock "$CACHE/lock.build" build
+echo "$image"

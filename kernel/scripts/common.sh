@@ -1,0 +1,89 @@
+# Shared by the lab scripts: kernel names, cache layout, progress output.
+# shellcheck shell=bash
+
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CACHE=${BUILDID_MMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap}
+CONFIGS=$LAB_ROOT/kernel/configs
+SERIES_DIR=$LAB_ROOT/kernel/patches/linux-5.10
+mkdir -p "$CACHE"
+LAB_T0=${LAB_T0:-$(date +%s)}
+export LAB_T0
+
+die() { echo "lab: error: $*" >&2; exit 1; }
+
+# progress WHAT STAGE: one line on stderr with the time since this make started.
+progress() {
+	local s=$(( $(date +%s) - LAB_T0 ))
+	printf '[%s] %-22s %s (%d:%02d)\n' "$(date +%H:%M:%S)" "$1" "$2" $((s / 60)) $((s % 60)) >&2
+}
+
+# parse_name NAME: sets K_BASE (5.10|6.12), K_PATCHED (0|1), K_VARIANT (""|kasan), K_ARCH.
+parse_name() {
+	local n=$1
+	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_ARCH=x86_64
+	case $n in *-kasan) K_VARIANT=kasan; n=${n%-kasan} ;; esac
+	case $n in *-arm64) K_ARCH=arm64; n=${n%-arm64} ;; esac
+	case $n in *-buildid) K_PATCHED=1; n=${n%-buildid} ;; esac
+	case $n in
+	5.10|6.12) K_BASE=$n ;;
+	*) die "unknown kernel '$1' (known: 5.10, 5.10-buildid, 6.12, each with an optional -kasan suffix)" ;;
+	esac
+	if [ "$K_PATCHED" = 1 ] && [ "$K_BASE" != 5.10 ]; then
+		die "'$1': the series applies to 5.10 only"
+	fi
+}
+
+pkg_version() {
+	dpkg-query -W -f='${Version}' "linux-source-$1" 2>/dev/null ||
+		die "linux-source-$1 is not installed (run scripts/install-deps.sh)"
+}
+
+# series_files: the patches listed in the series file, in order (absolute paths).
+series_files() {
+	[ -f "$SERIES_DIR/series" ] || return 0
+	local p
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$SERIES_DIR/$p" ] || die "series lists $p, which does not exist"
+		echo "$SERIES_DIR/$p"
+	done <"$SERIES_DIR/series"
+}
+
+series_hash() {
+	local f
+	{ for f in $(series_files); do sha256sum <"$f"; done; } | sha256sum | cut -c1-16
+}
+
+config_fragments() {
+	if [ "$K_ARCH" = arm64 ]; then
+		echo "$CONFIGS/arm64.config"
+		return
+	fi
+	echo "$CONFIGS/base.config"
+	echo "$CONFIGS/block.config"
+	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
+	return 0
+}
+
+# kernel_key: a hash of everything that determines the built image.
+kernel_key() {
+	{
+		echo "$K_NAME $(pkg_version "$K_BASE")"
+		[ "$K_PATCHED" = 1 ] && series_hash
+		for f in $(config_fragments); do cat "$f"; done
+		cat "$LAB_ROOT/kernel/scripts/build.sh" "$LAB_ROOT/kernel/scripts/common.sh"
+		gcc --version | head -1
+	} | sha256sum | cut -c1-16
+}
+
+image_dir() { echo "$CACHE/images/$K_NAME-$(kernel_key)"; }
+
+# with_lock FILE CMD...: one kernel build at a time on this machine (2 cores).
+with_lock() {
+	local lock=$1; shift
+	mkdir -p "$(dirname "$lock")"
+	(
+		flock -n 9 || { progress lab "waiting for $(basename "$lock")"; flock 9; }
+		"$@"
+	) 9>"$lock"
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# vm-run.sh [-t TIMEOUT] [-d DISKDIR] [-m MEM] KERNEL PAYLOAD_DIR [LOG]
+#
+# Boots KERNEL (a lab kernel name) with an initramfs holding busybox and PAYLOAD_DIR at
+# /payload, runs /payload/run.sh and streams the console. With -d, DISKDIR's contents are put
+# on an ext4 virtio disk mounted at /mnt/blk ($LAB_BLOCK_DIR in the guest).
+#
+# Exit status: 0 only if the payload exited 0, the guest powered off by itself, and the console
+# shows no panic, oops, WARNING, BUG, KASAN, UBSAN or lockdep report.
+#  1 payload failed  2 kernel splat  3 guest hung (killed)  4 guest died without finishing
+#  5 lab error (build, qemu)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+timeout_s=${LAB_VM_TIMEOUT:-120} diskdir="" mem=512
+while getopts "t:d:m:" o; do
+	case $o in
+	t) timeout_s=$OPTARG ;;
+	d) diskdir=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	*) exit 5 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || { echo "usage: vm-run.sh [-t S] [-d DIR] [-m MB] KERNEL PAYLOAD_DIR [LOG]" >&2; exit 5; }
+kname=$1 payload=$2
+parse_name "$kname"
+[ "$K_VARIANT" = kasan ] && [ "$mem" -lt 1024 ] && mem=1024
+image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname") || exit 5
+work=$(mktemp -d "${TMPDIR:-/tmp}/lab-vm.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log=${3:-$work/console.log}
+
+# initramfs: busybox, /init, the payload, and the shared libraries of its ELF programs
+root=$work/root
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
+cp /bin/busybox "$root/bin/busybox"
+cp "$LAB_ROOT/kernel/scripts/guest-init.sh" "$root/init"
+chmod +x "$root/init"
+cp -a "$payload" "$root/payload"
+find "$root/payload" -type f -perm -u+x | while read -r f; do
+	file -b "$f" | grep -q 'dynamically linked' || continue
+	ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
+	done
+done
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
+
+drive=()
+if [ -n "$diskdir" ]; then
+	size=$(( $(du -sm "$diskdir" | cut -f1) * 2 + 32 ))
+	truncate -s "${size}M" "$work/disk.img"
+	mkfs.ext4 -q -F -d "$diskdir" "$work/disk.img" >/dev/null
+	drive=(-drive "file=$work/disk.img,if=virtio,format=raw")
+fi
+
+# KVM only when a probe boot under it works: /dev/kvm may exist while a KVM guest hangs.
+accel=tcg
+if [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
+	probe=$CACHE/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo x)
+	if [ ! -f "$probe" ]; then
+		mkdir -p "$work/probe"
+		printf 'exit 0\n' >"$work/probe/run.sh"
+		prootdir=$work/proot
+		mkdir -p "$prootdir/bin"
+		cp /bin/busybox "$prootdir/bin/"
+		cp "$root/init" "$prootdir/init"
+		cp -a "$work/probe" "$prootdir/payload"
+		(cd "$prootdir" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/probe.gz"
+		if timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 \
+			-kernel "$image" -initrd "$work/probe.gz" -no-reboot -display none \
+			-serial stdio -monitor none -append "console=ttyS0 panic=-1 loglevel=3" \
+			</dev/null 2>/dev/null | grep -q '@@LAB-EXIT rc=0@@'; then
+			echo kvm >"$probe"
+		else
+			echo tcg >"$probe"
+		fi
+	fi
+	accel=$(cat "$probe")
+elif [ "${LAB_ACCEL:-auto}" != auto ]; then
+	accel=$LAB_ACCEL
+fi
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+
+progress "vm $kname" "boot ($accel, ${mem}M, timeout ${timeout_s}s)"
+t0=$(date +%s)
+set +e
+timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp 1 \
+	-kernel "$image" -initrd "$work/initramfs.gz" "${drive[@]}" \
+	-append "console=ttyS0 panic=-1 loglevel=5 ${LAB_CMDLINE:-}" \
+	-no-reboot -display none -serial stdio -monitor none </dev/null 2>"$work/qemu.err" |
+	tr -d '\r' | tee "$log" | sed -n '/@@LAB-START/,/@@LAB-EXIT/p'
+qrc=${PIPESTATUS[0]}
+set -e
+elapsed=$(( $(date +%s) - t0 ))
+
+splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|Call Trace:' "$log" | head -20 || true)
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s. Console tail:" >&2
+	tail -25 "$log" >&2
+	exit 3
+fi
+if [ -n "$splat" ]; then
+	echo "lab: FAIL: kernel $kname reported problems on the console:" >&2
+	echo "$splat" >&2
+	exit 2
+fi
+if ! grep -q '@@LAB-EXIT' "$log"; then
+	echo "lab: FAIL: guest $kname stopped before the payload finished (qemu exit $qrc). Console tail:" >&2
+	tail -25 "$log" >&2
+	cat "$work/qemu.err" >&2
+	exit 4
+fi
+prc=$(sed -n 's/.*@@LAB-EXIT rc=\([0-9]*\)@@.*/\1/p' "$log" | tail -1)
+progress "vm $kname" "powered off after ${elapsed}s, payload exit $prc"
+[ "$prc" = 0 ] || exit 1
+exit 0

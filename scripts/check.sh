@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make check: every test of the project. Runs each step even when an earlier one failed, then
+# prints one line per step and per kernel, and a closing "N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. kernel/scripts/common.sh
+
+summary=$(mktemp)
+export LAB_SUMMARY=$summary
+results=()
+npass=0 nfail=0
+
+step() {
+	local name=$1; shift
+	local t0=$(date +%s) rc
+	progress check "== $name"
+	"$@"
+	rc=$?
+	local dt=$(( $(date +%s) - t0 ))
+	if [ $rc = 0 ]; then
+		results+=("PASS  $name (${dt}s)")
+		npass=$((npass + 1))
+	else
+		results+=("FAIL  $name (exit $rc, ${dt}s)")
+		nfail=$((nfail + 1))
+	fi
+}
+
+step "perf-buildid unit and interop tests" make --no-print-directory unit-test
+step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
+step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
+for k in 5.10-buildid 5.10 6.12; do
+	step "vm-test $k" make --no-print-directory vm-test KERNEL=$k
+done
+if [ -x tools/perf/tests/vm-interop.sh ]; then
+	for k in 5.10-buildid 5.10; do
+		step "perf-buildid in the VM on $k" tools/perf/tests/vm-interop.sh $k
+	done
+fi
+
+echo
+echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="
+printf '%s\n' "${results[@]}"
+cat "$summary"
+rm -f "$summary"
+echo "check: $npass passed, $nfail failed"
+[ "$nfail" = 0 ]
