@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "debug_locator.h"
+
+#include <sys/stat.h>
+
+namespace pbid {
+
+namespace {
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id,
+                           const char* suffix) {
+  std::string hex = id.ToHex();
+  return build_id_dir + "/" + hex.substr(0, 2) + "/" + hex.substr(2) + suffix;
+}
+
+Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptions& options) {
+  std::unique_ptr<DebugLocator> loc(new DebugLocator(options));
+  if (!options.build_id_root.empty()) {
+    loc->build_id_dirs_.emplace_back(options.build_id_root + "/.build-id",
+                                     SymbolSource::kBuildIdDir);
+  }
+  for (const std::string& dir : options.debug_dirs) {
+    // Accept both the root of a debug tree and its .build-id directory itself.
+    std::string sub = dir + "/.build-id";
+    loc->build_id_dirs_.emplace_back(IsDirectory(sub) ? sub : dir, SymbolSource::kDebugDir);
+  }
+  if (options.use_debuginfod) {
+    auto client = DebuginfodClient::Create(options.debuginfod_urls);
+    if (!client.ok()) return client.error();
+    loc->debuginfod_ = std::move(*client);
+  }
+  return loc;
+}
+
+std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const BuildId& id,
+                                                SymbolSource source) const {
+  auto elf = ElfFile::Open(path);
+  if (!elf.ok()) return std::nullopt;
+  auto file_id = elf->ReadBuildId();
+  if (!file_id.ok() || !file_id->has_value() || **file_id != id) return std::nullopt;
+  LocatedFile f;
+  f.path = path;
+  f.source = source;
+  f.has_dwarf = elf->HasDwarf();
+  f.has_symtab = elf->HasSymtab();
+  if (auto segs = elf->LoadSegments(); segs.ok()) f.segments = std::move(*segs);
+  return f;
+}
+
+LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorded_path) {
+  LocatedModule m;
+
+  // 1. The recorded path, only if it still holds the recorded build ID.
+  if (!recorded_path.empty() && recorded_path[0] == '/') {
+    auto elf = ElfFile::Open(recorded_path);
+    if (!elf.ok()) {
+      m.path_missing = true;
+    } else {
+      m.exec = Verify(recorded_path, id, SymbolSource::kPath);
+      if (!m.exec) m.path_mismatch = true;
+    }
+  }
+  if (m.exec && m.exec->has_dwarf) m.debug = m.exec;
+
+  // 2 and 3. .build-id directories: xx/yyyy.debug is the debug file, xx/yyyy the executable.
+  for (const auto& [dir, source] : build_id_dirs_) {
+    if (m.debug && m.exec) break;
+    if (!m.debug) m.debug = Verify(BuildIdDirPath(dir, id, ".debug"), id, source);
+    if (!m.exec) {
+      m.exec = Verify(BuildIdDirPath(dir, id, ""), id, source);
+      if (m.exec && m.exec->has_dwarf && !m.debug) m.debug = m.exec;
+    }
+  }
+
+  // 4. debuginfod, last because it may go over the network.
+  if (debuginfod_ && debuginfod_->Enabled()) {
+    if (!m.debug) {
+      if (auto p = debuginfod_->Find(id, DebuginfodClient::Kind::kDebuginfo)) {
+        m.debug = Verify(*p, id, SymbolSource::kDebuginfod);
+      }
+    }
+    if (!m.exec) {
+      if (auto p = debuginfod_->Find(id, DebuginfodClient::Kind::kExecutable)) {
+        m.exec = Verify(*p, id, SymbolSource::kDebuginfod);
+      }
+    }
+  }
+  return m;
+}
+
+}  // namespace pbid

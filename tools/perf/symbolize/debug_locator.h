@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Internal: finds a module's executable and debug file by build ID, in the order documented in
+// pbid/symbolize/symbolizer.h. Every candidate's build ID is read and compared before use.
+#ifndef PBID_SYMBOLIZE_DEBUG_LOCATOR_H_
+#define PBID_SYMBOLIZE_DEBUG_LOCATOR_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debuginfod_client.h"
+#include "elf_file.h"
+#include "pbid/build_id.h"
+#include "pbid/result.h"
+#include "pbid/symbolize/symbolizer.h"
+
+namespace pbid {
+
+struct LocatedFile {
+  std::string path;
+  SymbolSource source = SymbolSource::kNone;
+  bool has_dwarf = false;
+  bool has_symtab = false;
+  std::vector<LoadSegment> segments;
+};
+
+struct LocatedModule {
+  std::optional<LocatedFile> exec;   // the ELF as mapped (program headers valid)
+  std::optional<LocatedFile> debug;  // the file holding DWARF (may be the exec itself)
+  bool path_mismatch = false;        // recorded path has another (or no) build ID
+  bool path_missing = false;         // recorded path could not be opened as ELF
+};
+
+class DebugLocator {
+ public:
+  static Result<std::unique_ptr<DebugLocator>> Create(const SymbolizerOptions& options);
+
+  LocatedModule Locate(const BuildId& id, const std::string& recorded_path);
+
+  const DebuginfodClient* debuginfod() const { return debuginfod_.get(); }
+
+ private:
+  explicit DebugLocator(const SymbolizerOptions& options) : options_(options) {}
+  // Opens path and keeps it only if its build ID equals id.
+  std::optional<LocatedFile> Verify(const std::string& path, const BuildId& id,
+                                    SymbolSource source) const;
+
+  SymbolizerOptions options_;
+  std::vector<std::pair<std::string, SymbolSource>> build_id_dirs_;
+  std::unique_ptr<DebuginfodClient> debuginfod_;
+};
+
+// "<dir>/xx/yyyy" for a .build-id directory (the executable link in that layout).
+std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id,
+                           const char* suffix);
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_DEBUG_LOCATOR_H_

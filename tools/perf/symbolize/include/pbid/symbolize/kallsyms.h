@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Kernel symbols from /proc/kallsyms. Without privileges the kernel shows every address as 0
+// (kptr_restrict): the table is then "not usable" and kernel samples are reported as [kernel]
+// instead of being given a wrong name.
+#ifndef PBID_SYMBOLIZE_KALLSYMS_H_
+#define PBID_SYMBOLIZE_KALLSYMS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pbid/result.h"
+
+namespace pbid {
+
+class Kallsyms {
+ public:
+  struct Symbol {
+    uint64_t addr = 0;
+    std::string name;
+    std::string module;  // empty for the core kernel
+  };
+
+  // An error when the file cannot be read; an empty (not usable) table when every address is
+  // hidden. Malformed lines are an error naming the line number.
+  static Result<Kallsyms> Load(const std::string& path = "/proc/kallsyms");
+
+  bool usable() const { return !symbols_.empty(); }
+  size_t size() const { return symbols_.size(); }
+
+  // The text symbol at or below addr. std::nullopt below the first symbol or past the last
+  // one by more than kMaxSymbolSize (kallsyms has no sizes; this keeps a user-space or bogus
+  // address from being named after the last kernel symbol).
+  std::optional<Symbol> Lookup(uint64_t addr) const;
+
+  static constexpr uint64_t kMaxSymbolSize = 1 << 20;
+
+ private:
+  std::vector<Symbol> symbols_;  // sorted by addr
+};
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_KALLSYMS_H_

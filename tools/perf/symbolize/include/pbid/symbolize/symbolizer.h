@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Symbolization by build ID. Given what a recording says about a mapping (its build ID and the
+// path it had) and a file offset inside it, find the ELF and its debug file *by build ID* and
+// name the function, file and line, inlined frames included (libdwfl).
+//
+// Files are looked up in this order, and every candidate's build ID is checked before use:
+//   1. the recorded path, only if the file there still has the recorded build ID (a file with
+//      another ID is counted as a mismatch and never used: it would give wrong symbols);
+//   2. <build_id_root>/.build-id/xx/yyyy(.debug), /usr/lib/debug by default;
+//   3. each debug dir, same layout;
+//   4. debuginfod (libdebuginfod; DEBUGINFOD_URLS or an explicit URL), with a negative cache.
+// An executable with DWARF needs nothing more; otherwise the debug file comes from the first
+// place that has it. Turning a file offset into an address needs the executable's program
+// headers (a --only-keep-debug file has no valid p_offset), so the executable is searched for
+// in the same places when the recorded path does not match.
+#ifndef PBID_SYMBOLIZE_SYMBOLIZER_H_
+#define PBID_SYMBOLIZE_SYMBOLIZER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+// Where a module's symbols came from. The coverage summary counts modules by this.
+enum class SymbolSource : uint8_t {
+  kNone = 0,     // nothing usable found
+  kPath,         // the recorded path (its build ID matched)
+  kBuildIdDir,   // <build_id_root>/.build-id
+  kDebugDir,     // a --debug-dir
+  kDebuginfod,   // a debuginfod server
+};
+const char* SymbolSourceName(SymbolSource s);  // "path", ".build-id", "debug-dir", ...
+
+struct SymbolizerOptions {
+  // The directory holding .build-id/ (the system one is /usr/lib/debug). Empty: skip step 2.
+  std::string build_id_root = "/usr/lib/debug";
+  // Each holds .build-id/xx/yyyy.debug (or is itself such a .build-id directory).
+  std::vector<std::string> debug_dirs;
+  bool use_debuginfod = true;
+  // Space-separated server URLs. Empty: DEBUGINFOD_URLS from the environment.
+  std::string debuginfod_urls;
+};
+
+// One source-level frame. For an address inside inlined code there are several, innermost
+// first, the last being the real (out-of-line) function.
+struct SourceFrame {
+  std::string function;       // demangled when possible
+  std::string linkage_name;   // mangled name, empty for C
+  std::string file;           // empty without line info
+  int line = 0;               // 0 without line info
+  int function_line = 0;      // DW_AT_decl_line of the function, 0 if unknown
+};
+
+enum class SymbolizeStatus : uint8_t {
+  kOk,                // frames filled
+  kNoBuildId,         // the mapping had no build ID: nothing can be verified, nothing is used
+  kNotFound,          // no file with this build ID anywhere (path mismatched or missing)
+  kNoExecutable,      // only a debug-only file: offsets cannot be translated without the ELF
+  kOffsetNotMapped,   // no PT_LOAD covers the offset
+  kNoSymbol,          // the module was found but no symbol covers the address
+};
+const char* SymbolizeStatusName(SymbolizeStatus s);
+
+struct Symbolization {
+  SymbolizeStatus status = SymbolizeStatus::kNotFound;
+  std::vector<SourceFrame> frames;  // innermost first; empty unless status == kOk
+  uint64_t elf_vaddr = 0;           // the offset as an ELF virtual address, when known
+  SymbolSource source = SymbolSource::kNone;
+  bool has_lines = false;
+  bool has_inline = false;
+};
+
+// Per-run counters for the coverage summary. Counted per module (build ID), not per sample.
+struct SymbolizerCoverage {
+  std::map<SymbolSource, int> modules_by_source;  // kNone = found nowhere
+  int path_mismatches = 0;        // recorded path holds a file with another build ID
+  int path_missing = 0;           // recorded path does not exist or is unreadable
+  int debuginfod_queries = 0;
+  std::string debuginfod_error;   // last server/network error, empty if none
+};
+
+class Symbolizer {
+ public:
+  static Result<std::unique_ptr<Symbolizer>> Create(const SymbolizerOptions& options);
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // build_id may be empty (mapping without an ID): the result is then kNoBuildId. An error is
+  // returned only when a file that has the right build ID turns out unreadable or corrupt.
+  Result<Symbolization> SymbolizeOffset(const std::optional<BuildId>& build_id,
+                                        const std::string& recorded_path, uint64_t file_offset);
+
+  // The same for a sampled address in a mapping [start, ...) that maps file offset pgoff.
+  Result<Symbolization> SymbolizeAddress(const std::optional<BuildId>& build_id,
+                                         const std::string& recorded_path, uint64_t map_start,
+                                         uint64_t pgoff, uint64_t ip) {
+    return SymbolizeOffset(build_id, recorded_path, ip - map_start + pgoff);
+  }
+
+  // Where the module for this build ID was found (kNone before any lookup or if nowhere).
+  SymbolSource SourceOf(const BuildId& id) const;
+
+  SymbolizerCoverage Coverage() const;
+
+ private:
+  struct Module;
+  explicit Symbolizer(const SymbolizerOptions& options);
+  Module& GetModule(const BuildId& id, const std::string& recorded_path);
+
+  SymbolizerOptions options_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_SYMBOLIZER_H_

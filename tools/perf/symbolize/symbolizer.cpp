@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/symbolize/symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "debug_locator.h"
+#include "elf_file.h"
+
+namespace pbid {
+
+const char* SymbolSourceName(SymbolSource s) {
+  switch (s) {
+    case SymbolSource::kNone:
+      return "none";
+    case SymbolSource::kPath:
+      return "path";
+    case SymbolSource::kBuildIdDir:
+      return ".build-id dir";
+    case SymbolSource::kDebugDir:
+      return "debug-dir";
+    case SymbolSource::kDebuginfod:
+      return "debuginfod";
+  }
+  return "none";
+}
+
+const char* SymbolizeStatusName(SymbolizeStatus s) {
+  switch (s) {
+    case SymbolizeStatus::kOk:
+      return "ok";
+    case SymbolizeStatus::kNoBuildId:
+      return "no build id";
+    case SymbolizeStatus::kNotFound:
+      return "no file with this build id";
+    case SymbolizeStatus::kNoExecutable:
+      return "debug file only, executable not found";
+    case SymbolizeStatus::kOffsetNotMapped:
+      return "offset outside every PT_LOAD";
+    case SymbolizeStatus::kNoSymbol:
+      return "no symbol at address";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string Demangle(const char* name) {
+  if (name == nullptr) return "";
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (d == nullptr || status != 0) {
+    free(d);
+    return name;
+  }
+  std::string s(d);
+  free(d);
+  return s;
+}
+
+// libdwfl asks this for the debug file of a module; the path was chosen (and its build ID
+// verified) by DebugLocator, and stored in the module's userdata slot.
+int FindDebuginfo(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*,
+                  const char*, GElf_Word, char** debuginfo_file_name) {
+  const auto* path = static_cast<const std::string*>(*userdata);
+  if (path == nullptr || path->empty()) return -1;
+  int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) *debuginfo_file_name = strdup(path->c_str());
+  return fd;
+}
+
+// Never called: every module is reported with an open descriptor.
+int FindElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+
+const Dwfl_Callbacks kCallbacks = {
+    FindElf,
+    FindDebuginfo,
+    dwfl_offline_section_address,
+    nullptr,
+};
+
+std::string DieName(Dwarf_Die* die, std::string* linkage) {
+  Dwarf_Attribute attr;
+  const char* link = nullptr;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
+    link = dwarf_formstring(&attr);
+  }
+  if (link != nullptr) {
+    if (linkage != nullptr) *linkage = link;
+    return Demangle(link);
+  }
+  const char* name = nullptr;
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr) name = dwarf_formstring(&attr);
+  return name != nullptr ? name : "";
+}
+
+int DeclLine(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  Dwarf_Word v;
+  if (dwarf_attr_integrate(die, DW_AT_decl_line, &attr) != nullptr &&
+      dwarf_formudata(&attr, &v) == 0) {
+    return static_cast<int>(v);
+  }
+  return 0;
+}
+
+}  // namespace
+
+struct Symbolizer::Module {
+  SymbolizeStatus unusable = SymbolizeStatus::kOk;  // kOk when the module can be queried
+  SymbolSource source = SymbolSource::kNone;
+  std::vector<LoadSegment> segments;
+  std::string debug_path;  // read by FindDebuginfo through the module userdata
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* mod = nullptr;
+  bool has_lines = false;
+
+  ~Module() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+};
+
+struct Symbolizer::Impl {
+  std::unique_ptr<DebugLocator> locator;
+  std::unordered_map<BuildId, std::unique_ptr<Module>> modules;
+  std::set<std::pair<std::string, BuildId>> seen_paths;
+  int path_mismatches = 0;
+  int path_missing = 0;
+};
+
+Symbolizer::Symbolizer(const SymbolizerOptions& options)
+    : options_(options), impl_(std::make_unique<Impl>()) {}
+Symbolizer::~Symbolizer() = default;
+
+Result<std::unique_ptr<Symbolizer>> Symbolizer::Create(const SymbolizerOptions& options) {
+  std::unique_ptr<Symbolizer> s(new Symbolizer(options));
+  auto loc = DebugLocator::Create(options);
+  if (!loc.ok()) return loc.error();
+  s->impl_->locator = std::move(*loc);
+  return s;
+}
+
+Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& recorded_path) {
+  auto key = std::make_pair(recorded_path, id);
+  bool new_path = impl_->seen_paths.insert(key).second;
+  auto it = impl_->modules.find(id);
+  if (it != impl_->modules.end() && !new_path) return *it->second;
+
+  // A known module seen under a new path still needs that path checked, for the counters.
+  LocatedModule loc = impl_->locator->Locate(id, recorded_path);
+  if (loc.path_mismatch) impl_->path_mismatches++;
+  if (loc.path_missing) impl_->path_missing++;
+  if (it != impl_->modules.end()) return *it->second;
+
+  auto m = std::make_unique<Module>();
+  Module& mod = *m;
+  impl_->modules.emplace(id, std::move(m));
+
+  // Pick the file libdwfl reports as the main ELF and the segments that translate offsets.
+  const LocatedFile* main = nullptr;
+  if (loc.exec) {
+    main = &*loc.exec;
+    mod.segments = loc.exec->segments;
+  } else if (loc.debug && SegmentsDescribeFile(loc.debug->segments)) {
+    main = &*loc.debug;  // e.g. an unstripped file stored under .build-id/xx/yyyy.debug
+    mod.segments = loc.debug->segments;
+  } else {
+    mod.unusable = loc.debug ? SymbolizeStatus::kNoExecutable : SymbolizeStatus::kNotFound;
+    return mod;
+  }
+
+  if (loc.debug && loc.debug->has_dwarf) {
+    mod.source = loc.debug->source;
+    mod.debug_path = loc.debug->path;
+  } else {
+    mod.source = main->source;  // symbol table only
+  }
+
+  auto elf = ElfFile::Open(main->path);
+  if (!elf.ok()) {
+    mod.unusable = SymbolizeStatus::kNotFound;
+    mod.source = SymbolSource::kNone;
+    return mod;
+  }
+  mod.dwfl = dwfl_begin(&kCallbacks);
+  if (mod.dwfl == nullptr) {
+    mod.unusable = SymbolizeStatus::kNotFound;
+    mod.source = SymbolSource::kNone;
+    return mod;
+  }
+  dwfl_report_begin(mod.dwfl);
+  int fd = elf->ReleaseFd();
+  mod.mod = dwfl_report_elf(mod.dwfl, main->path.c_str(), main->path.c_str(), fd, 0, false);
+  dwfl_report_end(mod.dwfl, nullptr, nullptr);
+  if (mod.mod == nullptr) {
+    close(fd);  // not consumed on failure
+    mod.unusable = SymbolizeStatus::kNotFound;
+    mod.source = SymbolSource::kNone;
+    return mod;
+  }
+  void** userdata = nullptr;
+  dwfl_module_info(mod.mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata != nullptr) *userdata = &mod.debug_path;
+  Dwarf_Addr bias;
+  mod.has_lines = dwfl_module_getdwarf(mod.mod, &bias) != nullptr;
+  return mod;
+}
+
+Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& build_id,
+                                                  const std::string& recorded_path,
+                                                  uint64_t file_offset) {
+  Symbolization r;
+  if (!build_id || build_id->empty()) {
+    r.status = SymbolizeStatus::kNoBuildId;
+    return r;
+  }
+  Module& mod = GetModule(*build_id, recorded_path);
+  r.source = mod.source;
+  if (mod.unusable != SymbolizeStatus::kOk) {
+    r.status = mod.unusable;
+    return r;
+  }
+  auto vaddr = FileOffsetToVaddr(mod.segments, file_offset);
+  if (!vaddr) {
+    r.status = SymbolizeStatus::kOffsetNotMapped;
+    return r;
+  }
+  r.elf_vaddr = *vaddr;
+
+  Dwarf_Addr bias = 0;
+  if (dwfl_module_getelf(mod.mod, &bias) == nullptr) {
+    return Error(recorded_path, "libdwfl: " + std::string(dwfl_errmsg(-1)));
+  }
+  const Dwarf_Addr addr = *vaddr + bias;
+
+  // The ELF symbol is the ground truth for "which function": DWARF scopes refine it with
+  // inlined frames and lines when the debug file is there.
+  GElf_Sym sym;
+  GElf_Off sym_off = 0;
+  const char* sym_name =
+      dwfl_module_addrinfo(mod.mod, addr, &sym_off, &sym, nullptr, nullptr, nullptr);
+
+  Dwarf_Addr cu_bias = 0;
+  Dwarf_Die* cudie = dwfl_module_addrdie(mod.mod, addr, &cu_bias);
+  if (cudie != nullptr) {
+    Dwarf_Die* scopes = nullptr;
+    int n = dwarf_getscopes(cudie, addr - cu_bias, &scopes);
+    Dwarf_Files* files = nullptr;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0) files = nullptr;
+
+    std::string file;
+    int line = 0;
+    if (Dwfl_Line* l = dwfl_module_getsrc(mod.mod, addr)) {
+      const char* f = dwfl_lineinfo(l, nullptr, &line, nullptr, nullptr, nullptr);
+      if (f != nullptr) file = f;
+    }
+    // dwarf_getscopes continues past an inlined instance into the abstract definition's
+    // scopes; the caller chain is in the concrete tree, reached with dwarf_getscopes_die.
+    int i = 0;
+    while (scopes != nullptr && i < n) {
+      int tag = dwarf_tag(&scopes[i]);
+      if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) {
+        i++;
+        continue;
+      }
+      SourceFrame fr;
+      fr.function = DieName(&scopes[i], &fr.linkage_name);
+      fr.file = file;
+      fr.line = line;
+      fr.function_line = DeclLine(&scopes[i]);
+      r.frames.push_back(std::move(fr));
+      // Bounded: a cycle in corrupt DWARF must not loop forever.
+      if (tag == DW_TAG_subprogram || r.frames.size() >= 64) break;
+      // The caller's position is the call site recorded on the inlined instance.
+      Dwarf_Attribute attr;
+      Dwarf_Word v;
+      file.clear();
+      line = 0;
+      if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) != nullptr &&
+          dwarf_formudata(&attr, &v) == 0) {
+        line = static_cast<int>(v);
+      }
+      if (files != nullptr && dwarf_attr(&scopes[i], DW_AT_call_file, &attr) != nullptr &&
+          dwarf_formudata(&attr, &v) == 0 && v < nfiles) {
+        const char* f = dwarf_filesrc(files, v, nullptr, nullptr);
+        if (f != nullptr) file = f;
+      }
+      Dwarf_Die inlined = scopes[i];
+      free(scopes);
+      scopes = nullptr;
+      n = dwarf_getscopes_die(&inlined, &scopes);
+      i = 1;  // [0] is the inlined instance itself
+    }
+    free(scopes);
+    if (!r.frames.empty()) {
+      r.has_lines = true;
+      r.has_inline = r.frames.size() > 1;
+      // An out-of-line function without a DWARF name (rare) keeps its ELF symbol name.
+      if (r.frames.back().function.empty() && sym_name != nullptr) {
+        r.frames.back().function = Demangle(sym_name);
+      }
+    }
+  }
+  if (r.frames.empty()) {
+    if (sym_name == nullptr) {
+      r.status = SymbolizeStatus::kNoSymbol;
+      return r;
+    }
+    SourceFrame fr;
+    fr.function = Demangle(sym_name);
+    if (fr.function != sym_name) fr.linkage_name = sym_name;
+    r.frames.push_back(std::move(fr));
+  }
+  r.status = SymbolizeStatus::kOk;
+  return r;
+}
+
+SymbolSource Symbolizer::SourceOf(const BuildId& id) const {
+  auto it = impl_->modules.find(id);
+  return it == impl_->modules.end() ? SymbolSource::kNone : it->second->source;
+}
+
+SymbolizerCoverage Symbolizer::Coverage() const {
+  SymbolizerCoverage c;
+  for (const auto& [id, mod] : impl_->modules) c.modules_by_source[mod->source]++;
+  c.path_mismatches = impl_->path_mismatches;
+  c.path_missing = impl_->path_missing;
+  if (const DebuginfodClient* d = impl_->locator->debuginfod()) {
+    c.debuginfod_queries = d->queries();
+    c.debuginfod_error = d->last_error();
+  }
+  return c;
+}
+
+}  // namespace pbid

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The symbolizer against real files: the fixture workload is built with DWARF, split with
+// objcopy --only-keep-debug and stripped at build time. "Recording" is the workload reporting
+// its own runtime addresses and mappings; build IDs come from readelf.
+#include "pbid/symbolize/symbolizer.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test_util.h"
+
+namespace pbid {
+namespace {
+
+using testing::CopyFile;
+using testing::FixturePath;
+using testing::InstallInBuildIdDir;
+using testing::MakeDirs;
+using testing::ReadelfBuildId;
+using testing::RecordedFunction;
+using testing::RecordWorkload;
+using testing::TempDir;
+
+const char* const kFunctions[] = {"spin_alpha", "spin_beta", "spin_outer"};
+
+class SymbolizerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    bin_dir_ = tmp_.path() + "/bin";
+    root_ = tmp_.path() + "/root";  // stands in for /usr/lib/debug
+    ASSERT_TRUE(MakeDirs(bin_dir_));
+    ASSERT_TRUE(MakeDirs(root_));
+    recorded_path_ = bin_dir_ + "/workload";
+    ASSERT_TRUE(CopyFile(FixturePath("workload.stripped"), recorded_path_, true));
+    hex_ = ReadelfBuildId(recorded_path_);
+    ASSERT_EQ(40u, hex_.size()) << "readelf found no sha1 build ID in " << recorded_path_;
+    auto id = BuildId::FromHex(hex_);
+    ASSERT_TRUE(id.ok());
+    id_ = *id;
+    recorded_ = RecordWorkload(recorded_path_);
+    ASSERT_EQ(3u, recorded_.size()) << "workload --addrs printed too little";
+  }
+
+  SymbolizerOptions Options() const {
+    SymbolizerOptions o;
+    o.build_id_root = root_;
+    o.use_debuginfod = false;
+    return o;
+  }
+
+  std::unique_ptr<Symbolizer> Make(const SymbolizerOptions& o) {
+    auto s = Symbolizer::Create(o);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().ToString());
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  Symbolization Lookup(Symbolizer& s, const std::string& fn) {
+    const RecordedFunction& f = recorded_.at(fn);
+    auto r = s.SymbolizeAddress(id_, recorded_path_, f.start, f.pgoff, f.addr);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().ToString());
+    return r.ok() ? *r : Symbolization{};
+  }
+
+  void ExpectNamesAll(Symbolizer& s, SymbolSource source) {
+    for (const char* fn : kFunctions) {
+      Symbolization r = Lookup(s, fn);
+      ASSERT_EQ(SymbolizeStatus::kOk, r.status) << fn << ": " << SymbolizeStatusName(r.status);
+      ASSERT_FALSE(r.frames.empty());
+      EXPECT_EQ(fn, r.frames.back().function);
+      EXPECT_NE(std::string::npos, r.frames.back().file.find("workload.c")) << fn;
+      EXPECT_GT(r.frames.back().line, 0) << fn;
+      EXPECT_EQ(source, r.source) << SymbolSourceName(r.source);
+    }
+  }
+
+  TempDir tmp_;
+  std::string bin_dir_, root_, recorded_path_, hex_;
+  BuildId id_;
+  std::map<std::string, RecordedFunction> recorded_;
+};
+
+TEST_F(SymbolizerTest, StrippedBinaryAloneNamesNothing) {
+  // The control for the tests below: without the debug file the stripped binary has no name
+  // for these functions, so any name they find came from the file located by build ID.
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  for (const char* fn : kFunctions) {
+    Symbolization r = Lookup(*s, fn);
+    EXPECT_EQ(SymbolizeStatus::kNoSymbol, r.status) << fn << ": " << SymbolizeStatusName(r.status);
+    EXPECT_TRUE(r.frames.empty());
+  }
+}
+
+TEST_F(SymbolizerTest, DebugFileInBuildIdDirNamesFunctions) {
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kBuildIdDir);
+  SymbolizerCoverage c = s->Coverage();
+  EXPECT_EQ(1, c.modules_by_source[SymbolSource::kBuildIdDir]);
+  EXPECT_EQ(0, c.path_mismatches);
+}
+
+TEST_F(SymbolizerTest, DebugDirNamesFunctions) {
+  std::string dir = tmp_.path() + "/extra";
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), ".debug").empty());
+  SymbolizerOptions o = Options();
+  o.debug_dirs.push_back(tmp_.path() + "/empty-dir");
+  o.debug_dirs.push_back(dir);
+  auto s = Make(o);
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kDebugDir);
+  EXPECT_EQ(1, s->Coverage().modules_by_source[SymbolSource::kDebugDir]);
+}
+
+TEST_F(SymbolizerTest, BuildIdDirComesBeforeDebugDir) {
+  std::string dir = tmp_.path() + "/extra";
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), ".debug").empty());
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  SymbolizerOptions o = Options();
+  o.debug_dirs.push_back(dir);
+  auto s = Make(o);
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kBuildIdDir);
+}
+
+TEST_F(SymbolizerTest, UnstrippedRecordedPathIsUsedDirectly) {
+  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), recorded_path_, true));
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kPath);
+}
+
+TEST_F(SymbolizerTest, InlinedFramesComeInnermostFirst) {
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  // spin_outer's body is inlined_gamma's loop: some address in its first bytes is inside it.
+  const RecordedFunction& f = recorded_.at("spin_outer");
+  bool found = false;
+  for (uint64_t d = 0; d < 64 && !found; d++) {
+    auto r = s->SymbolizeOffset(id_, recorded_path_, f.file_offset() + d);
+    ASSERT_TRUE(r.ok());
+    if (r->status == SymbolizeStatus::kOk && r->frames.size() >= 2) {
+      found = true;
+      EXPECT_EQ("inlined_gamma", r->frames.front().function);
+      EXPECT_EQ("spin_outer", r->frames.back().function);
+      EXPECT_GT(r->frames.back().line, 0) << "call site line of the inlined call";
+      EXPECT_TRUE(r->has_inline);
+    }
+  }
+  EXPECT_TRUE(found) << "no address in spin_outer resolved to the inlined function";
+}
+
+TEST_F(SymbolizerTest, MissingBuildIdIsNotGuessedFromPath) {
+  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), recorded_path_, true));
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  auto r = s->SymbolizeOffset(std::nullopt, recorded_path_, recorded_.at("spin_alpha").file_offset());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(SymbolizeStatus::kNoBuildId, r->status);
+  EXPECT_TRUE(r->frames.empty());
+}
+
+// The binary was upgraded in place after the recording: the decoy has the same layout and its
+// own symbols (every function renamed decoy_*), so a lookup by path would name them wrongly.
+class ReplacedBinaryTest : public SymbolizerTest {
+ protected:
+  void SetUp() override {
+    SymbolizerTest::SetUp();
+    ASSERT_TRUE(CopyFile(FixturePath("workload_decoy.full"), recorded_path_, true));
+    ASSERT_NE(hex_, ReadelfBuildId(recorded_path_));
+  }
+
+  void ExpectNoDecoyNames(Symbolizer& s) {
+    for (const char* fn : kFunctions) {
+      Symbolization r = Lookup(s, fn);
+      for (const SourceFrame& fr : r.frames) {
+        EXPECT_EQ(std::string::npos, fr.function.find("decoy")) << fn << " -> " << fr.function;
+      }
+    }
+  }
+};
+
+TEST_F(ReplacedBinaryTest, TheDecoyWouldGiveWrongNames) {
+  // Control: looked up under its own build ID, the decoy does name its functions decoy_*, at
+  // the offsets recorded for the original. This is what a path-based lookup would print.
+  auto decoy_id = BuildId::FromHex(ReadelfBuildId(recorded_path_));
+  ASSERT_TRUE(decoy_id.ok());
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  int decoys = 0;
+  for (const char* fn : kFunctions) {
+    auto r = s->SymbolizeOffset(*decoy_id, recorded_path_, recorded_.at(fn).file_offset());
+    ASSERT_TRUE(r.ok());
+    if (r->status == SymbolizeStatus::kOk &&
+        r->frames.back().function.find("decoy") != std::string::npos) {
+      decoys++;
+    }
+  }
+  EXPECT_EQ(3, decoys);
+}
+
+TEST_F(ReplacedBinaryTest, OnlyDebugFileGivesMismatchAndNoSymbols) {
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  for (const char* fn : kFunctions) {
+    Symbolization r = Lookup(*s, fn);
+    // Offsets cannot be translated with a debug-only file: unsymbolized, never guessed.
+    EXPECT_EQ(SymbolizeStatus::kNoExecutable, r.status) << SymbolizeStatusName(r.status);
+    EXPECT_TRUE(r.frames.empty());
+  }
+  ExpectNoDecoyNames(*s);
+  SymbolizerCoverage c = s->Coverage();
+  EXPECT_EQ(1, c.path_mismatches);
+  EXPECT_EQ(1, c.modules_by_source[SymbolSource::kNone]);
+}
+
+TEST_F(ReplacedBinaryTest, ExecutableInBuildIdDirStillNamesFunctions) {
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.stripped"), "").empty());
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kBuildIdDir);
+  ExpectNoDecoyNames(*s);
+  EXPECT_EQ(1, s->Coverage().path_mismatches);
+}
+
+TEST_F(ReplacedBinaryTest, NothingFoundGivesNotFound) {
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  Symbolization r = Lookup(*s, "spin_alpha");
+  EXPECT_EQ(SymbolizeStatus::kNotFound, r.status);
+  EXPECT_TRUE(r.frames.empty());
+  EXPECT_EQ(1, s->Coverage().path_mismatches);
+}
+
+TEST_F(SymbolizerTest, MismatchIsCountedOncePerPathAndId) {
+  ASSERT_TRUE(CopyFile(FixturePath("workload_decoy.stripped"), recorded_path_, true));
+  auto s = Make(Options());
+  ASSERT_NE(nullptr, s);
+  for (int i = 0; i < 5; i++) Lookup(*s, "spin_alpha");
+  EXPECT_EQ(1, s->Coverage().path_mismatches);
+}
+
+}  // namespace
+}  // namespace pbid

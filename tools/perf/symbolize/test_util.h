@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Test helpers for the symbolizer tests: temporary directories, running real programs, and
+// the fixture workload's own view of its addresses. Facts the tests compare against come from
+// independent tools (readelf, the workload's /proc/self/maps), not from the code under test.
+#ifndef PBID_SYMBOLIZE_TEST_UTIL_H_
+#define PBID_SYMBOLIZE_TEST_UTIL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pbid::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when the command could not run or was killed
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command line, killing it after timeout_s seconds (coreutils `timeout`).
+CommandResult Run(const std::string& command, int timeout_s = 60);
+
+// Shell-quotes one argument.
+std::string Quote(const std::string& s);
+
+// The build ID as printed by binutils readelf -n, "" if none.
+std::string ReadelfBuildId(const std::string& path);
+
+std::string FixturePath(const std::string& name);  // e.g. "workload.stripped"
+
+// What a profiler would record for a function of the workload: the runtime address and the
+// mapping containing it, as the running process reports them (/proc/self/maps).
+struct RecordedFunction {
+  uint64_t addr = 0, start = 0, end = 0, pgoff = 0;
+  uint64_t file_offset() const { return addr - start + pgoff; }
+};
+// Runs `<binary> --addrs`; keys are spin_alpha, spin_beta, spin_outer.
+std::map<std::string, RecordedFunction> RecordWorkload(const std::string& binary);
+
+bool CopyFile(const std::string& from, const std::string& to, bool executable);
+bool MakeDirs(const std::string& path);
+// Installs file as <dir>/.build-id/xx/yyyy<suffix> for build ID hex.
+std::string InstallInBuildIdDir(const std::string& root, const std::string& hex,
+                                const std::string& file, const char* suffix);
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreeTcpPort();
+
+}  // namespace pbid::testing
+
+#endif  // PBID_SYMBOLIZE_TEST_UTIL_H_
