@@ -59,6 +59,31 @@ std::string InstallInBuildIdDir(const std::string& root, const std::string& hex,
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreeTcpPort();
 
+// A real elfutils debuginfod serving one directory (-F) on a free loopback port, for the
+// duration of a test. Start() waits, bounded, until the scan has indexed `expect_files`.
+class DebuginfodServer {
+ public:
+  DebuginfodServer() = default;
+  ~DebuginfodServer() { Stop(); }
+  DebuginfodServer(const DebuginfodServer&) = delete;
+  DebuginfodServer& operator=(const DebuginfodServer&) = delete;
+
+  // Returns "" on success, else why the server could not be started.
+  std::string Start(const std::string& scan_dir, const std::string& work_dir, int expect_files,
+                    int timeout_s = 60);
+  void Stop();
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string log() const;
+
+ private:
+  int pid_ = -1;
+  int port_ = -1;
+  std::string log_path_;
+};
+
+// GET http://127.0.0.1:port/path over a plain socket (no HTTP library needed for /metrics).
+std::string HttpGet(int port, const std::string& path, int timeout_s = 5);
+
 }  // namespace pbid::testing
 
 #endif  // PBID_SYMBOLIZE_TEST_UTIL_H_
