@@ -19,7 +19,7 @@ using namespace pbid::testing;  // NOLINT: test helpers
 
 const char* const kFunctions[] = {"spin_alpha", "spin_beta", "spin_outer"};
 
-bool HaveDebuginfod() { return Run("command -v debuginfod").exit_code == 0; }
+bool HaveDebuginfod() { return RunCommand("command -v debuginfod").exit_code == 0; }
 
 class DebuginfodTest : public ::testing::Test {
  protected:

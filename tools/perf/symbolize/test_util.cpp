@@ -50,7 +50,7 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
-CommandResult Run(const std::string& command, int timeout_s) {
+CommandResult RunCommand(const std::string& command, int timeout_s) {
   CommandResult r;
   std::string cmd = "timeout -k 5 " + std::to_string(timeout_s) + " sh -c " + Quote(command) +
                     " 2>&1";
@@ -65,7 +65,7 @@ CommandResult Run(const std::string& command, int timeout_s) {
 }
 
 std::string ReadelfBuildId(const std::string& path) {
-  CommandResult r = Run("readelf -n " + Quote(path));
+  CommandResult r = RunCommand("readelf -n " + Quote(path));
   std::istringstream in(r.output);
   std::string line;
   const std::string key = "Build ID: ";
@@ -80,7 +80,7 @@ std::string FixturePath(const std::string& name) { return std::string(PBID_FIXTU
 
 std::map<std::string, RecordedFunction> RecordWorkload(const std::string& binary) {
   std::map<std::string, RecordedFunction> out;
-  CommandResult r = Run(Quote(binary) + " --addrs");
+  CommandResult r = RunCommand(Quote(binary) + " --addrs");
   std::istringstream in(r.output);
   std::string name;
   RecordedFunction f;

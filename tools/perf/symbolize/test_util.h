@@ -31,7 +31,7 @@ struct CommandResult {
 };
 
 // Runs a shell command line, killing it after timeout_s seconds (coreutils `timeout`).
-CommandResult Run(const std::string& command, int timeout_s = 60);
+CommandResult RunCommand(const std::string& command, int timeout_s = 60);
 
 // Shell-quotes one argument.
 std::string Quote(const std::string& s);

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/symbolize/kallsyms.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "test_util.h"
+
+namespace pbid {
+namespace {
+
+using testing::TempDir;
+
+std::string Write(const TempDir& tmp, const std::string& text) {
+  std::string p = tmp.path() + "/kallsyms";
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(KallsymsTest, LooksUpTextSymbolsOnly) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp,
+                                "ffffffff81000000 T _stext\n"
+                                "ffffffff81000100 t helper\n"
+                                "ffffffff81000180 D some_data\n"
+                                "ffffffff81000200 T do_work\n"
+                                "ffffffffc0000000 t mod_fn\t[mymod]\n"));
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  ASSERT_TRUE(k->usable());
+  EXPECT_EQ(4u, k->size());
+  EXPECT_EQ("helper", k->Lookup(0xffffffff81000150)->name);      // data symbol skipped
+  EXPECT_EQ("helper", k->Lookup(0xffffffff810001ff)->name);
+  EXPECT_EQ("do_work", k->Lookup(0xffffffff81000200)->name);
+  EXPECT_EQ("mymod", k->Lookup(0xffffffffc0000010)->module);
+  EXPECT_FALSE(k->Lookup(0xffffffff80ffffff).has_value());        // below the first symbol
+  EXPECT_FALSE(k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize).has_value());
+}
+
+TEST(KallsymsTest, HiddenAddressesAreNotUsable) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp, "0000000000000000 T _stext\n0000000000000000 T do_work\n"));
+  ASSERT_TRUE(k.ok());
+  EXPECT_FALSE(k->usable());
+  EXPECT_FALSE(k->Lookup(0x10).has_value());
+}
+
+TEST(KallsymsTest, MalformedLineIsAnErrorNamingTheLine) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp, "ffffffff81000000 T _stext\nnot-a-line\n"));
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(std::string::npos, k.error().ToString().find(":2"));
+}
+
+TEST(KallsymsTest, MissingFileIsAnError) {
+  auto k = Kallsyms::Load("/nonexistent/kallsyms");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(0, k.error().sys_errno);
+}
+
+TEST(KallsymsTest, ProcKallsymsNamesAKnownFunction) {
+  if (geteuid() != 0) GTEST_SKIP() << "/proc/kallsyms shows addresses only to root";
+  auto k = Kallsyms::Load();
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  if (!k->usable()) GTEST_SKIP() << "kptr_restrict hides kernel addresses even from root";
+  // Find schedule's address independently of the parser (grep), then look it up.
+  auto r = testing::RunCommand("grep -m1 -E ' [Tt] schedule$' /proc/kallsyms");
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  uint64_t addr = std::stoull(r.output.substr(0, r.output.find(' ')), nullptr, 16);
+  auto sym = k->Lookup(addr + 1);
+  ASSERT_TRUE(sym.has_value());
+  // Aliases at the same address are possible; the address is what must match.
+  EXPECT_EQ(addr, sym->addr);
+}
+
+}  // namespace
+}  // namespace pbid
