@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Build ids of ELF files, read with libelf. The result distinguishes three outcomes:
+//   ok + BuildId       the file has an NT_GNU_BUILD_ID note
+//   ok + std::nullopt  the file is ELF but has no build id (e.g. linked with --build-id=none)
+//   error              the file could not be read or is not ELF
+#ifndef PBID_ELF_BUILD_ID_H_
+#define PBID_ELF_BUILD_ID_H_
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+#include "pbid/build_id.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+using MaybeBuildId = std::optional<BuildId>;
+
+Result<MaybeBuildId> ReadElfBuildId(const std::string& path);
+// Reads from an open fd (not closed); `name` is used in errors.
+Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name);
+// An ELF image in memory, e.g. the vdso.
+Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size, const std::string& name);
+// A bare note section such as /sys/kernel/notes.
+Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std::string& name);
+
+// The running kernel's build id from /sys/kernel/notes.
+Result<MaybeBuildId> KernelBuildId();
+
+}  // namespace pbid
+
+#endif  // PBID_ELF_BUILD_ID_H_

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf.data files: a validating, zero-copy reader and a writer whose output Linux perf (6.1)
+// reads without warnings. Format: tools/perf/Documentation/perf.data-file-format.txt.
+//
+// Reader usage:
+//   auto r = pbid::PerfDataReader::Open("perf.data");
+//   if (!r.ok()) { fprintf(stderr, "%s\n", r.error().ToString().c_str()); ... }
+//   for (const pbid::RecordView& rec : (*r)->records()) {
+//     const pbid::EventAttr* attr = (*r)->AttrForRecord(rec);
+//     if (rec.header.type == PERF_RECORD_MMAP2) { auto m = pbid::ParseMmap2(rec, attr); ... }
+//   }
+// Open() checks every section offset+size against the file size and walks every record header
+// before it returns, so iteration cannot run out of bounds; the record decoders in records.h
+// then check each record's fields against its own size.
+#ifndef PBID_PERF_DATA_H_
+#define PBID_PERF_DATA_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/records.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+// Feature bits of the perf.data header (tools/perf/util/header.h).
+enum Feature : int {
+  kFeatTracingData = 1,
+  kFeatBuildId = 2,
+  kFeatHostname = 3,
+  kFeatOsrelease = 4,
+  kFeatVersion = 5,
+  kFeatArch = 6,
+  kFeatNrcpus = 7,
+  kFeatCpudesc = 8,
+  kFeatCpuid = 9,
+  kFeatTotalMem = 10,
+  kFeatCmdline = 11,
+  kFeatEventDesc = 12,
+  kFeatBits = 256,
+};
+
+// One entry of the HEADER_BUILD_ID table (owning copy).
+struct BuildIdEntry {
+  int32_t pid = -1;     // machine pid: -1 = host
+  uint16_t misc = 0;    // cpumode: PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER
+  BuildId build_id;
+  std::string filename;
+};
+
+// The feature sections this library reads and writes. Unset optionals are not written.
+struct Features {
+  std::optional<std::string> hostname, osrelease, version, arch, cpudesc;
+  std::optional<uint32_t> nr_cpus_avail, nr_cpus_online;  // written together
+  std::optional<std::vector<std::string>> cmdline;        // argv[0] = path of the tool
+  std::optional<std::vector<BuildIdEntry>> build_ids;     // HEADER_BUILD_ID
+  // EVENT_DESC is always written, from the attrs' names and ids.
+};
+
+// Fills hostname, osrelease, arch (uname), nrcpus (sysconf) and cpudesc (/proc/cpuinfo).
+Features HostFeatures();
+
+class PerfDataReader {
+ public:
+  // Maps the file read-only and validates it. Errors name the field and its file offset.
+  static Result<std::unique_ptr<PerfDataReader>> Open(const std::string& path);
+  // Same validation over bytes in memory (tests, pipes read to memory).
+  static Result<std::unique_ptr<PerfDataReader>> FromBytes(std::vector<uint8_t> bytes);
+
+  ~PerfDataReader();
+  PerfDataReader(const PerfDataReader&) = delete;
+  PerfDataReader& operator=(const PerfDataReader&) = delete;
+
+  bool swapped() const { return swap_; }      // file written on the other endianness
+  bool pipe_mode() const { return pipe_; }    // header is the 16-byte pipe header
+  uint64_t file_size() const { return size_; }
+  uint64_t data_offset() const { return data_off_; }
+  uint64_t data_size() const { return data_size_; }
+
+  const std::vector<EventAttr>& attrs() const { return attrs_; }
+  // The event a record belongs to: by its sample id when the file has several attrs, else the
+  // only one; id 0 (synthesized records) maps to the first attr, as in perf.
+  const EventAttr* AttrForRecord(const RecordView& r) const;
+  const EventAttr* AttrForId(uint64_t id) const;
+
+  bool HasFeature(int bit) const { return bit >= 0 && bit < kFeatBits && feat_bits_[bit]; }
+  const Features& features() const { return features_; }
+  // Raw bytes of any feature section (nullptr, 0 if absent), for features not decoded here.
+  std::pair<const uint8_t*, size_t> FeatureBytes(int bit) const;
+
+  // Records of the data section in file order. All headers were validated by the factory.
+  class Iterator {
+   public:
+    Iterator(const PerfDataReader* r, uint64_t off) : r_(r), off_(off) {}
+    RecordView operator*() const;
+    Iterator& operator++();
+    bool operator!=(const Iterator& o) const { return off_ != o.off_; }
+
+   private:
+    const PerfDataReader* r_;
+    uint64_t off_;
+  };
+  struct Range {
+    const PerfDataReader* r;
+    Iterator begin() const { return Iterator(r, r->data_off_); }
+    Iterator end() const { return Iterator(r, r->data_off_ + r->data_size_); }
+  };
+  Range records() const { return Range{this}; }
+  uint64_t record_count() const { return record_count_; }
+
+ private:
+  PerfDataReader() = default;
+  Status Validate();
+  Status ParseFileHeader();
+  Status ParsePipeStream();
+  Status ParseFeatures(uint64_t feat_off);
+  Status ParseFeature(int bit, uint64_t off, uint64_t size);
+  Status WalkRecords();
+
+  const uint8_t* base_ = nullptr;
+  uint64_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<uint8_t> owned_;
+  bool swap_ = false;
+  bool pipe_ = false;
+  uint64_t data_off_ = 0, data_size_ = 0, record_count_ = 0;
+  std::vector<EventAttr> attrs_;
+  bool feat_bits_[kFeatBits] = {};
+  std::vector<std::pair<uint64_t, uint64_t>> feat_sections_ =
+      std::vector<std::pair<uint64_t, uint64_t>>(kFeatBits);
+  Features features_;
+};
+
+// Writes a perf.data file: header, attrs with their ids, the data section, then the feature
+// sections on Finish(). Records are written as given (native byte order).
+// Until Finish() the header on disk says the data section is empty, so a crash leaves a file
+// perf can open but shows nothing of; the recorder therefore finishes on SIGINT/SIGTERM.
+class PerfDataWriter {
+ public:
+  // attrs must carry their final ids (the kernel's PERF_EVENT_IOC_ID) and names.
+  static Result<std::unique_ptr<PerfDataWriter>> Create(const std::string& path,
+                                                        std::vector<EventAttr> attrs);
+  ~PerfDataWriter();
+  PerfDataWriter(const PerfDataWriter&) = delete;
+  PerfDataWriter& operator=(const PerfDataWriter&) = delete;
+
+  // Appends one record; size must equal its header.size.
+  Status WriteRecord(const void* data, size_t size);
+  Status WriteRecord(const std::vector<uint8_t>& rec) { return WriteRecord(rec.data(), rec.size()); }
+
+  // Writes the feature sections and the final header. The writer is unusable afterwards.
+  Status Finish(const Features& features);
+
+  uint64_t data_size() const { return data_size_; }
+  const std::vector<EventAttr>& attrs() const { return attrs_; }
+
+ private:
+  PerfDataWriter() = default;
+  Status Flush();
+  Status WriteAt(uint64_t off, const void* p, size_t n);
+
+  int fd_ = -1;
+  std::string path_;
+  std::vector<EventAttr> attrs_;
+  uint64_t attrs_off_ = 0, data_off_ = 0, data_size_ = 0;
+  std::vector<uint8_t> buf_;
+  bool finished_ = false;
+};
+
+}  // namespace pbid
+
+#endif  // PBID_PERF_DATA_H_

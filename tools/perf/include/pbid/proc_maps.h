@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Live processes: /proc/PID/maps, and build ids of mapped files read the way that works for
+// deleted files and other mount namespaces: /proc/PID/map_files/<start>-<end> first, then
+// /proc/PID/root/<path>. When the caller knows the mapping's device and inode (MMAP2 records,
+// /proc/PID/maps), a file found by path is used only if it is still that inode, so a binary
+// replaced on disk never lends its id to an old mapping.
+#ifndef PBID_PROC_MAPS_H_
+#define PBID_PROC_MAPS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "pbid/elf_build_id.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+struct ProcMapping {
+  uint64_t start = 0, end = 0, pgoff = 0;
+  uint32_t prot = 0;   // PROT_READ | PROT_WRITE | PROT_EXEC
+  uint32_t flags = 0;  // MAP_PRIVATE or MAP_SHARED
+  uint32_t maj = 0, min = 0;
+  uint64_t ino = 0;
+  std::string path;  // may be empty, "[vdso]", "/x (deleted)", ...
+};
+
+Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid);
+// Parses one line of /proc/PID/maps.
+Result<ProcMapping> ParseProcMapsLine(const std::string& line);
+
+// Identity of a mapped file; ino 0 means unknown (then no inode check is made).
+struct FileIdentity {
+  uint32_t maj = 0, min = 0;
+  uint64_t ino = 0;
+};
+
+// The build id of the file mapped at [start, end) in pid. See the file comment for the order.
+Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
+                                        const std::string& path, const FileIdentity& ident);
+
+// The vdso's build id, read from this process's own vdso image: the kernel maps the same
+// vdso into every process of an ABI.
+Result<MaybeBuildId> VdsoBuildId();
+
+// Remembers build ids by inode so that a library mapped by many processes is parsed once.
+class BuildIdCache {
+ public:
+  Result<MaybeBuildId> Get(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                           const FileIdentity& ident);
+
+ private:
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, MaybeBuildId> by_inode_;
+};
+
+}  // namespace pbid
+
+#endif  // PBID_PROC_MAPS_H_

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Builders for the records the tool writes itself: synthesized COMM/MMAP2 for processes that
+// already run, MMAP2 rewritten with a build id read from the file, perf's user records, and
+// arbitrary records for tests. Output is in the byte order given by `swap` (false = native).
+// `attr` decides the trailing sample_id block (attr.sample_id_all, attr.sample_type); pass
+// nullptr for records that carry none.
+#ifndef PBID_RECORD_BUILDER_H_
+#define PBID_RECORD_BUILDER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "pbid/records.h"
+
+namespace pbid {
+
+using RecordBytes = std::vector<uint8_t>;
+
+// MMAP2 in the build-id form (misc gains PERF_RECORD_MISC_MMAP_BUILD_ID) when m.has_build_id,
+// else in the maj/min/ino form. misc carries the cpumode (PERF_RECORD_MISC_USER, ...).
+RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
+                       bool swap = false);
+RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr,
+                      bool swap = false);
+RecordBytes BuildComm(const CommRecord& c, const EventAttr* attr, bool swap = false);
+// type is PERF_RECORD_FORK or PERF_RECORD_EXIT.
+RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr,
+                      bool swap = false);
+RecordBytes BuildLost(const LostRecord& l, const EventAttr* attr, bool swap = false);
+RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr,
+                             bool swap = false);
+RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool swap = false);
+// Writes the fields attr.sample_type asks for (no READ, nothing past CALLCHAIN).
+RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
+                        const EventAttr& attr, bool swap = false);
+// PERF_RECORD_HEADER_BUILD_ID as perf 6.1 writes it: filename padded to 64 bytes, size in the
+// record (PERF_RECORD_MISC_BUILD_ID_SIZE). misc is PERF_RECORD_MISC_USER or _KERNEL.
+RecordBytes BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
+                               std::string_view filename, bool swap = false);
+// A header-only record, e.g. kRecordFinishedRound or kRecordFinishedInit.
+RecordBytes BuildEmptyRecord(uint32_t type, bool swap = false);
+
+}  // namespace pbid
+
+#endif  // PBID_RECORD_BUILDER_H_

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The perf record ABI in one place: constants, the event attribute, and typed, decoded views of
+// the records the tool meets. Views are decoded from the raw bytes of a ring buffer or an
+// mmap'd perf.data file (either byte order); strings and callchains point into those bytes,
+// so a view is valid only as long as the bytes it came from.
+#ifndef PBID_RECORDS_H_
+#define PBID_RECORDS_H_
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+// Kernel headers older than 5.12 lack these; the values are ABI.
+inline constexpr uint16_t kMiscMmapBuildId = 1 << 14;  // PERF_RECORD_MISC_MMAP_BUILD_ID
+inline constexpr uint16_t kMiscCommExec = 1 << 13;     // PERF_RECORD_MISC_COMM_EXEC
+inline constexpr uint16_t kMiscBuildIdSize = 1 << 15;  // PERF_RECORD_MISC_BUILD_ID_SIZE
+inline constexpr uint16_t kMiscCpumodeMask = 7;
+
+// Records the perf tool itself puts into perf.data (tools/perf/lib/include/perf/event.h).
+enum UserRecordType : uint32_t {
+  kRecordHeaderAttr = 64,
+  kRecordHeaderEventType = 65,
+  kRecordHeaderTracingData = 66,
+  kRecordHeaderBuildId = 67,
+  kRecordFinishedRound = 68,
+  kRecordIdIndex = 69,
+  kRecordFinishedInit = 82,
+};
+
+// "PERF_RECORD_MMAP2" etc., or nullptr for unknown types.
+const char* RecordTypeName(uint32_t type);
+
+// perf_event_attr as this tool knows it (the uapi struct of the build machine), plus the ids
+// the kernel assigned to each instance of the event and its name (EVENT_DESC).
+struct EventAttr {
+  perf_event_attr attr{};
+  std::vector<uint64_t> ids;
+  std::string name;
+
+  // Size of the trailing sample_id block of non-sample records (0 without sample_id_all).
+  size_t SampleIdSize() const;
+};
+
+// Size in bytes this tool writes for an attr: PERF_ATTR_SIZE_VER7. perf 6.1 refuses attrs
+// larger than its own struct, so this must not grow with newer uapi headers.
+inline constexpr uint32_t kWrittenAttrSize = 128;
+
+struct RecordHeader {
+  uint32_t type = 0;
+  uint16_t misc = 0;
+  uint16_t size = 0;
+};
+
+// One raw record: header.size bytes at data, in the byte order given by swap.
+struct RecordView {
+  RecordHeader header;
+  const uint8_t* data = nullptr;  // points at the perf_event_header
+  uint64_t offset = 0;            // absolute offset in the file (or ring buffer position)
+  bool swap = false;
+};
+
+// The sample_id block (attr.sample_id_all) of non-sample records, or the same fields of a
+// sample. Absent fields stay 0; `fields` is the sample_type mask that was decoded.
+struct SampleId {
+  uint64_t fields = 0;
+  uint32_t pid = 0, tid = 0;
+  uint64_t time = 0;
+  uint64_t id = 0;
+  uint64_t stream_id = 0;
+  uint32_t cpu = 0;
+};
+
+struct MmapRecord {  // PERF_RECORD_MMAP
+  uint32_t pid = 0, tid = 0;
+  uint64_t start = 0, len = 0, pgoff = 0;
+  std::string_view filename;
+  SampleId sample_id;
+};
+
+struct Mmap2Record {  // PERF_RECORD_MMAP2
+  uint32_t pid = 0, tid = 0;
+  uint64_t start = 0, len = 0, pgoff = 0;
+  // Set when misc has PERF_RECORD_MISC_MMAP_BUILD_ID *and* the record's event asked for build
+  // ids (attr.build_id). Some kernels (6.18.44 among them) set the misc bit on records of
+  // events that did not ask; those carry maj/min/ino and the bit is ignored.
+  bool has_build_id = false;
+  bool misc_bit_untrusted = false;  // the misc bit was set but the event lacks attr.build_id
+  BuildId build_id;
+  uint32_t maj = 0, min = 0;
+  uint64_t ino = 0, ino_generation = 0;
+  uint32_t prot = 0, flags = 0;
+  std::string_view filename;
+  SampleId sample_id;
+};
+
+struct CommRecord {  // PERF_RECORD_COMM
+  uint32_t pid = 0, tid = 0;
+  std::string_view comm;
+  bool exec = false;  // PERF_RECORD_MISC_COMM_EXEC
+  SampleId sample_id;
+};
+
+struct TaskRecord {  // PERF_RECORD_FORK and PERF_RECORD_EXIT
+  uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
+  uint64_t time = 0;
+  SampleId sample_id;
+};
+
+struct LostRecord {  // PERF_RECORD_LOST
+  uint64_t id = 0, lost = 0;
+  SampleId sample_id;
+};
+
+struct LostSamplesRecord {  // PERF_RECORD_LOST_SAMPLES
+  uint64_t lost = 0;
+  SampleId sample_id;
+};
+
+struct ThrottleRecord {  // PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE
+  bool unthrottle = false;
+  uint64_t time = 0, id = 0, stream_id = 0;
+  SampleId sample_id;
+};
+
+// The callchain of a sample, read in place.
+class CallchainView {
+ public:
+  CallchainView() = default;
+  CallchainView(const uint8_t* p, uint64_t n, bool swap) : p_(p), n_(n), swap_(swap) {}
+  uint64_t size() const { return n_; }
+  uint64_t operator[](uint64_t i) const;
+
+ private:
+  const uint8_t* p_ = nullptr;
+  uint64_t n_ = 0;
+  bool swap_ = false;
+};
+
+// PERF_CONTEXT_* markers inside a callchain are >= this value.
+inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
+
+struct SampleRecord {  // PERF_RECORD_SAMPLE, the fields up to and including the callchain
+  uint16_t cpumode = 0;  // header.misc & 7: PERF_RECORD_MISC_KERNEL, _USER, ...
+  uint64_t ip = 0;
+  uint64_t addr = 0;
+  uint64_t period = 0;
+  SampleId sample_id;  // pid/tid/time/id/stream_id/cpu of the sample
+  CallchainView callchain;
+};
+
+// PERF_RECORD_HEADER_BUILD_ID: one entry of the HEADER_BUILD_ID table, or the same record in
+// the data stream of pipe-mode files. pid is the *machine* pid (-1 for the host).
+struct HeaderBuildIdRecord {
+  int32_t pid = -1;
+  uint16_t misc = 0;
+  BuildId build_id;  // length from the record when kMiscBuildIdSize is set, else 20
+  std::string_view filename;
+};
+
+// Decoders. Each checks every field against header.size and names field and offset on error.
+// attr is the event the record belongs to; it may be null for records that have no
+// sample_id (then sample_id is left empty and MMAP2 build ids are not trusted).
+Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap, uint64_t offset);
+Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr);
+Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr);
+Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr);
+Result<CommRecord> ParseComm(const RecordView& r, const EventAttr* attr);
+Result<TaskRecord> ParseTask(const RecordView& r, const EventAttr* attr);
+Result<LostRecord> ParseLost(const RecordView& r, const EventAttr* attr);
+Result<LostSamplesRecord> ParseLostSamples(const RecordView& r, const EventAttr* attr);
+Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr);
+Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr);
+Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r);
+
+// The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
+// several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
+uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);
+
+}  // namespace pbid
+
+
+
+namespace pbid {
+
+// perf_event_attr <-> file bytes. Decoding accepts any size from PERF_ATTR_SIZE_VER0 up, byte
+// swaps field by field and bit-reverses the flags word the way perf does for files written on
+// the other endianness; bytes beyond this build's struct must be zero.
+Result<perf_event_attr> DecodeAttr(const uint8_t* p, size_t size, bool swap, uint64_t offset);
+// Writes exactly `size` bytes (kWrittenAttrSize by default) with attr.size set to it.
+std::vector<uint8_t> EncodeAttr(const perf_event_attr& attr, bool swap,
+                                uint32_t size = kWrittenAttrSize);
+
+}  // namespace pbid
+
+#endif  // PBID_RECORDS_H_

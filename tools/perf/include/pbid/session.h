@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// A perf.data file replayed in time order: which process had which mapping when each sample
+// was taken, with the mapping's build id and where that id came from.
+//
+//   auto reader = pbid::PerfDataReader::Open(path);          // validated, mmap'd
+//   pbid::Session session(**reader);
+//   pbid::Status st = session.Process([&](const pbid::SampleContext& s) { ... });
+//   for (const pbid::Mapping& m : session.mappings()) ...
+//
+// Build-id sources, tried in this order for each MMAP2/MMAP record:
+//   1. the record's own id (PERF_RECORD_MISC_MMAP_BUILD_ID, trusted only when the record's
+//      event has attr.build_id): kKernelRecord, or kSynthesized for records before
+//      PERF_RECORD_FINISHED_INIT (in files without FINISHED_INIT: records with time 0);
+//   2. a PERF_RECORD_HEADER_BUILD_ID right after the record for the same file name (written by
+//      `perf-buildid record` when the kernel lacks attr.build_id): kFile, or kSynthesized
+//      before FINISHED_INIT;
+//   3. the HEADER_BUILD_ID feature table, matched by file name: kFile;
+//   4. otherwise kNone.
+#ifndef PBID_SESSION_H_
+#define PBID_SESSION_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/perf_data.h"
+#include "pbid/records.h"
+#include "pbid/result.h"
+
+namespace pbid {
+
+struct Mapping {
+  int32_t pid = 0;  // -1 for kernel mappings
+  uint32_t tid = 0;
+  uint64_t start = 0, end = 0, pgoff = 0;
+  uint32_t prot = 0, flags = 0;  // 0 when the record was an MMAP (v1)
+  bool kernel = false;           // the record's cpumode was kernel
+  std::string path;
+  std::optional<BuildId> build_id;
+  BuildIdSource source = BuildIdSource::kNone;
+  uint32_t maj = 0, min = 0;  // from MMAP2 records without a build id
+  uint64_t ino = 0;
+  uint64_t time = 0;          // sample_id.time of the record, 0 if absent
+  uint64_t record_offset = 0; // file offset of the MMAP/MMAP2 record
+  uint64_t samples = 0;       // samples whose ip fell into this mapping
+  size_t dso = 0;             // index into Session::dsos()
+};
+
+// One file (or [kernel.kallsyms], [vdso], ...) as perf's DSO list sees it: mappings with the
+// same path and build id share it.
+struct Dso {
+  std::string path;
+  std::optional<BuildId> build_id;
+  BuildIdSource source = BuildIdSource::kNone;
+  bool kernel = false;
+  uint64_t samples = 0;  // "hit" in perf's terms when > 0
+};
+
+// Everything a sample callback needs; pointers are valid during the callback only.
+struct SampleContext {
+  const SampleRecord& sample;
+  const EventAttr& attr;
+  const Mapping* mapping;  // nullptr when no mapping contains the ip
+  const RecordView& record;
+};
+
+struct SessionStats {
+  uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
+  uint64_t throttle = 0, bad_records = 0;
+  std::map<BuildIdSource, uint64_t> mappings_by_source;
+};
+
+class Session {
+ public:
+  explicit Session(const PerfDataReader& reader) : reader_(reader) {}
+
+  // Replays all records. A record that fails to decode stops processing with an error naming
+  // its offset; everything up to it has been delivered.
+  Status Process(const std::function<void(const SampleContext&)>& on_sample = nullptr);
+
+  const std::vector<Mapping>& mappings() const { return mappings_; }
+  const std::vector<Dso>& dsos() const { return dsos_; }
+  const SessionStats& stats() const { return stats_; }
+  std::string CommOf(int32_t pid) const;
+
+ private:
+  void AddMapping(Mapping m);
+  const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
+  size_t DsoFor(const Mapping& m);
+
+  const PerfDataReader& reader_;
+  std::vector<Mapping> mappings_;
+  std::vector<Dso> dsos_;
+  std::map<std::pair<std::string, std::string>, size_t> dso_index_;
+  // pid -> start address -> index into mappings_
+  struct Span {
+    uint64_t end;
+    size_t idx;
+  };
+  std::unordered_map<int32_t, std::map<uint64_t, Span>> maps_;
+  std::unordered_map<int32_t, std::string> comms_;
+  std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
+  SessionStats stats_;
+};
+
+}  // namespace pbid
+
+#endif  // PBID_SESSION_H_

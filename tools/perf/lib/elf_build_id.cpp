@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/elf_build_id.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+namespace pbid {
+
+namespace {
+
+// A corrupt file must not make us walk a huge table.
+constexpr size_t kMaxPhdrs = 1024;
+constexpr size_t kMaxSections = 65536;
+
+struct ElfCloser {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
+
+bool InitLibelf() {
+  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
+  return ok;
+}
+
+Error ElfError(const std::string& name, const char* what) {
+  return Error(name, std::string(what) + ": " + elf_errmsg(-1));
+}
+
+// Scans one note buffer; true when a GNU build-id note was found (stored in *out).
+Result<bool> ScanNotes(Elf_Data* data, const std::string& name, MaybeBuildId* out) {
+  size_t off = 0;
+  GElf_Nhdr nhdr;
+  size_t name_off, desc_off;
+  while (off < data->d_size &&
+         (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+    const char* base = static_cast<const char*>(data->d_buf);
+    if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+        memcmp(base + name_off, "GNU", 4) == 0) {
+      auto id = BuildId::FromBytes(base + desc_off, nhdr.n_descsz);
+      if (!id.ok()) {
+        return Error(name + ": NT_GNU_BUILD_ID.n_descsz", desc_off,
+                     "build id of " + std::to_string(nhdr.n_descsz) + " bytes");
+      }
+      *out = *id;
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
+  if (elf_kind(elf) != ELF_K_ELF) return Error(name, "not an ELF file");
+  MaybeBuildId found;
+  // Program headers first: that is what the loader (and the kernel) sees.
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) == 0 && phnum > 0) {
+    if (phnum > kMaxPhdrs) return Error(name + ": e_phnum", "too many program headers");
+    for (size_t i = 0; i < phnum; i++) {
+      GElf_Phdr phdr;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr) continue;
+      if (phdr.p_type != PT_NOTE) continue;
+      Elf_Data* data = elf_getdata_rawchunk(elf, phdr.p_offset, phdr.p_filesz,
+                                            phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+      if (data == nullptr) continue;
+      auto r = ScanNotes(data, name, &found);
+      if (!r.ok()) return r.error();
+      if (*r) return found;
+    }
+  }
+  // Then section headers: separate debug files and relocatable objects have no PT_NOTE.
+  size_t shnum = 0;
+  if (elf_getshdrnum(elf, &shnum) != 0) return ElfError(name, "cannot read section headers");
+  if (shnum > kMaxSections) return Error(name + ": e_shnum", "too many sections");
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    auto r = ScanNotes(data, name, &found);
+    if (!r.ok()) return r.error();
+    if (*r) return found;
+  }
+  return MaybeBuildId();
+}
+
+}  // namespace
+
+Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name) {
+  if (!InitLibelf()) return Error("libelf", "elf_version failed");
+  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  if (!elf) return ElfError(name, "cannot read ELF");
+  return FromElf(elf.get(), name);
+}
+
+Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::Sys(path, errno, "cannot open");
+  auto r = ReadElfBuildIdFd(fd, path);
+  close(fd);
+  return r;
+}
+
+Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size,
+                                          const std::string& name) {
+  if (!InitLibelf()) return Error("libelf", "elf_version failed");
+  // elf_memory wants a writable pointer but ELF_C_READ_MMAP-style access only reads it.
+  ElfPtr elf(elf_memory(static_cast<char*>(const_cast<void*>(image)), size));
+  if (!elf) return ElfError(name, "cannot read ELF image");
+  return FromElf(elf.get(), name);
+}
+
+Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std::string& name) {
+  // libelf parses notes only inside an ELF object, so wrap the bare notes in a minimal ELF64
+  // image with one PT_NOTE segment.
+  std::vector<uint8_t> img(sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr) + size);
+  Elf64_Ehdr eh{};
+  memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_NONE;
+  eh.e_version = EV_CURRENT;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_phoff = sizeof(Elf64_Ehdr);
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  eh.e_phnum = 1;
+  Elf64_Phdr ph{};
+  ph.p_type = PT_NOTE;
+  ph.p_offset = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr);
+  ph.p_filesz = size;
+  ph.p_align = 4;
+  memcpy(img.data(), &eh, sizeof(eh));
+  memcpy(img.data() + sizeof(eh), &ph, sizeof(ph));
+  memcpy(img.data() + ph.p_offset, notes, size);
+  return ReadElfBuildIdMemory(img.data(), img.size(), name);
+}
+
+Result<MaybeBuildId> KernelBuildId() {
+  const char* path = "/sys/kernel/notes";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Sys(path, errno, "cannot open");
+  std::vector<char> notes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (notes.empty()) return MaybeBuildId();
+  return ReadNotesBuildId(notes.data(), notes.size(), path);
+}
+
+}  // namespace pbid

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "byte_io.h"
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+
+namespace pbid {
+
+using internal::ByteWriter;
+
+namespace {
+
+constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2"
+constexpr uint64_t kHeaderSize = 104;
+constexpr uint64_t kAttrEntrySize = kWrittenAttrSize + 16;  // attr + perf_file_section ids
+constexpr size_t kNameAlign = 64;                         // NAME_ALIGN in perf's header.c
+constexpr size_t kBufSize = 1 << 16;
+
+void String(ByteWriter& w, const std::string& s) {
+  size_t len = (s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign;
+  w.U32(static_cast<uint32_t>(len));
+  w.PaddedString(s, kNameAlign);
+}
+
+ByteWriter Header(uint64_t attrs_off, uint64_t attrs_size, uint64_t data_off, uint64_t data_size,
+                  const uint64_t feat[4]) {
+  ByteWriter w;
+  w.U64(kMagic);
+  w.U64(kHeaderSize);
+  w.U64(kAttrEntrySize);
+  w.U64(attrs_off);
+  w.U64(attrs_size);
+  w.U64(data_off);
+  w.U64(data_size);
+  w.U64(0);  // event_types: unused since perf 3.x
+  w.U64(0);
+  for (int i = 0; i < 4; i++) w.U64(feat[i]);
+  return w;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string& path,
+                                                               std::vector<EventAttr> attrs) {
+  if (attrs.empty()) return Error("attrs", "a perf.data file needs at least one event");
+  std::unique_ptr<PerfDataWriter> w(new PerfDataWriter());
+  w->path_ = path;
+  w->fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (w->fd_ < 0) return Error::Sys(path, errno, "cannot create");
+  w->attrs_ = std::move(attrs);
+
+  // Layout: header, id arrays, attr table, data. Everything before the data is final now.
+  ByteWriter pre;
+  uint64_t off = kHeaderSize;
+  std::vector<uint64_t> id_offs;
+  for (const EventAttr& a : w->attrs_) {
+    id_offs.push_back(off + pre.size());
+    for (uint64_t id : a.ids) pre.U64(id);
+  }
+  w->attrs_off_ = off + pre.size();
+  for (size_t i = 0; i < w->attrs_.size(); i++) {
+    auto bytes = EncodeAttr(w->attrs_[i].attr, false);
+    pre.Bytes(bytes.data(), bytes.size());
+    pre.U64(id_offs[i]);
+    pre.U64(w->attrs_[i].ids.size() * 8);
+  }
+  pre.PadTo(8);
+  w->data_off_ = off + pre.size();
+  uint64_t nofeat[4] = {};
+  ByteWriter hdr = Header(w->attrs_off_, w->attrs_.size() * kAttrEntrySize, w->data_off_, 0,
+                          nofeat);
+  Status s = w->WriteAt(0, hdr.buffer().data(), hdr.size());
+  if (s.ok()) s = w->WriteAt(kHeaderSize, pre.buffer().data(), pre.size());
+  if (!s.ok()) return s.error();
+  if (lseek(w->fd_, w->data_off_, SEEK_SET) < 0) return Error::Sys(path, errno, "lseek");
+  w->buf_.reserve(kBufSize);
+  return w;
+}
+
+PerfDataWriter::~PerfDataWriter() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  while (n > 0) {
+    ssize_t r = pwrite(fd_, b, n, off);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Error::Sys(path_, errno, "write failed");
+    }
+    b += r;
+    n -= r;
+    off += r;
+  }
+  return Ok();
+}
+
+Status PerfDataWriter::Flush() {
+  if (buf_.empty()) return Ok();
+  Status s = WriteAt(data_off_ + data_size_ - buf_.size(), buf_.data(), buf_.size());
+  buf_.clear();
+  return s;
+}
+
+Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
+  if (finished_) return Error("writer", "record written after Finish()");
+  if (size < 8) return Error("record.size", "record smaller than its header");
+  uint16_t hsize;
+  memcpy(&hsize, static_cast<const uint8_t*>(data) + 6, 2);
+  if (hsize != size) {
+    return Error("record.header.size", "header says " + std::to_string(hsize) +
+                                           " bytes, record has " + std::to_string(size));
+  }
+  if (buf_.size() + size > kBufSize) {
+    Status s = Flush();
+    if (!s.ok()) return s;
+  }
+  const uint8_t* b = static_cast<const uint8_t*>(data);
+  buf_.insert(buf_.end(), b, b + size);
+  data_size_ += size;
+  return Ok();
+}
+
+Status PerfDataWriter::Finish(const Features& f) {
+  if (finished_) return Error("writer", "Finish() called twice");
+  Status s = Flush();
+  if (!s.ok()) return s;
+  finished_ = true;
+
+  // Feature payloads in bit order; the section table precedes them.
+  std::vector<std::pair<int, ByteWriter>> feats;
+  auto add_string = [&](int bit, const std::optional<std::string>& v) {
+    if (!v) return;
+    ByteWriter w;
+    String(w, *v);
+    feats.emplace_back(bit, std::move(w));
+  };
+  if (f.build_ids) {
+    ByteWriter w;
+    for (const BuildIdEntry& e : *f.build_ids) {
+      auto rec = BuildHeaderBuildId(e.pid, e.misc, e.build_id, e.filename);
+      w.Bytes(rec.data(), rec.size());
+    }
+    feats.emplace_back(kFeatBuildId, std::move(w));
+  }
+  add_string(kFeatHostname, f.hostname);
+  add_string(kFeatOsrelease, f.osrelease);
+  add_string(kFeatVersion, f.version);
+  add_string(kFeatArch, f.arch);
+  if (f.nr_cpus_avail && f.nr_cpus_online) {
+    ByteWriter w;
+    w.U32(*f.nr_cpus_avail);
+    w.U32(*f.nr_cpus_online);
+    feats.emplace_back(kFeatNrcpus, std::move(w));
+  }
+  add_string(kFeatCpudesc, f.cpudesc);
+  if (f.cmdline) {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(f.cmdline->size()));
+    for (const std::string& a : *f.cmdline) String(w, a);
+    feats.emplace_back(kFeatCmdline, std::move(w));
+  }
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(attrs_.size()));
+    w.U32(kWrittenAttrSize);
+    for (const EventAttr& a : attrs_) {
+      auto bytes = EncodeAttr(a.attr, false);
+      w.Bytes(bytes.data(), bytes.size());
+      w.U32(static_cast<uint32_t>(a.ids.size()));
+      String(w, a.name);
+      for (uint64_t id : a.ids) w.U64(id);
+    }
+    feats.emplace_back(kFeatEventDesc, std::move(w));
+  }
+
+  uint64_t feat_off = data_off_ + data_size_;
+  uint64_t off = feat_off + feats.size() * 16;
+  ByteWriter table;
+  ByteWriter payload;
+  uint64_t bits[4] = {};
+  for (auto& [bit, w] : feats) {
+    bits[bit / 64] |= 1ULL << (bit % 64);
+    table.U64(off + payload.size());
+    table.U64(w.size());
+    payload.Bytes(w.buffer().data(), w.size());
+  }
+  s = WriteAt(feat_off, table.buffer().data(), table.size());
+  if (s.ok()) s = WriteAt(feat_off + table.size(), payload.buffer().data(), payload.size());
+  if (!s.ok()) return s;
+  ByteWriter hdr =
+      Header(attrs_off_, attrs_.size() * kAttrEntrySize, data_off_, data_size_, bits);
+  s = WriteAt(0, hdr.buffer().data(), hdr.size());
+  if (!s.ok()) return s;
+  if (ftruncate(fd_, feat_off + table.size() + payload.size()) < 0) {
+    return Error::Sys(path_, errno, "ftruncate");
+  }
+  if (close(fd_) < 0) {
+    fd_ = -1;
+    return Error::Sys(path_, errno, "close");
+  }
+  fd_ = -1;
+  return Ok();
+}
+
+}  // namespace pbid

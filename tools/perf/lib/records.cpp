@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/records.h"
+
+#include <cstring>
+
+#include "byte_io.h"
+
+namespace pbid {
+
+using internal::ByteReader;
+
+namespace {
+
+constexpr uint64_t kSampleIdMask = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                                   PERF_SAMPLE_IDENTIFIER;
+
+ByteReader ReaderFor(const RecordView& r) {
+  return ByteReader(r.data, r.header.size, r.swap, r.offset);
+}
+
+// Bytes available to the fixed part and strings of a record: the trailing sample_id is not.
+Result<size_t> BodyEnd(const RecordView& r, const EventAttr* attr, size_t fixed, const char* what) {
+  size_t id_size = attr ? attr->SampleIdSize() : 0;
+  if (static_cast<size_t>(r.header.size) < fixed + id_size) {
+    return Error(std::string(what) + ".header.size", r.offset + 6,
+                 "record size " + std::to_string(r.header.size) + " smaller than " +
+                     std::to_string(fixed + id_size));
+  }
+  return r.header.size - id_size;
+}
+
+}  // namespace
+
+const char* RecordTypeName(uint32_t type) {
+  switch (type) {
+    case PERF_RECORD_MMAP: return "PERF_RECORD_MMAP";
+    case PERF_RECORD_LOST: return "PERF_RECORD_LOST";
+    case PERF_RECORD_COMM: return "PERF_RECORD_COMM";
+    case PERF_RECORD_EXIT: return "PERF_RECORD_EXIT";
+    case PERF_RECORD_THROTTLE: return "PERF_RECORD_THROTTLE";
+    case PERF_RECORD_UNTHROTTLE: return "PERF_RECORD_UNTHROTTLE";
+    case PERF_RECORD_FORK: return "PERF_RECORD_FORK";
+    case PERF_RECORD_READ: return "PERF_RECORD_READ";
+    case PERF_RECORD_SAMPLE: return "PERF_RECORD_SAMPLE";
+    case PERF_RECORD_MMAP2: return "PERF_RECORD_MMAP2";
+    case PERF_RECORD_AUX: return "PERF_RECORD_AUX";
+    case PERF_RECORD_ITRACE_START: return "PERF_RECORD_ITRACE_START";
+    case PERF_RECORD_LOST_SAMPLES: return "PERF_RECORD_LOST_SAMPLES";
+    case PERF_RECORD_SWITCH: return "PERF_RECORD_SWITCH";
+    case PERF_RECORD_SWITCH_CPU_WIDE: return "PERF_RECORD_SWITCH_CPU_WIDE";
+    case PERF_RECORD_NAMESPACES: return "PERF_RECORD_NAMESPACES";
+    case PERF_RECORD_KSYMBOL: return "PERF_RECORD_KSYMBOL";
+    case PERF_RECORD_BPF_EVENT: return "PERF_RECORD_BPF_EVENT";
+    case PERF_RECORD_CGROUP: return "PERF_RECORD_CGROUP";
+    case PERF_RECORD_TEXT_POKE: return "PERF_RECORD_TEXT_POKE";
+    case 21: return "PERF_RECORD_AUX_OUTPUT_HW_ID";
+    case kRecordHeaderAttr: return "PERF_RECORD_HEADER_ATTR";
+    case kRecordHeaderEventType: return "PERF_RECORD_HEADER_EVENT_TYPE";
+    case kRecordHeaderTracingData: return "PERF_RECORD_HEADER_TRACING_DATA";
+    case kRecordHeaderBuildId: return "PERF_RECORD_HEADER_BUILD_ID";
+    case kRecordFinishedRound: return "PERF_RECORD_FINISHED_ROUND";
+    case kRecordIdIndex: return "PERF_RECORD_ID_INDEX";
+    case 70: return "PERF_RECORD_AUXTRACE_INFO";
+    case 71: return "PERF_RECORD_AUXTRACE";
+    case 72: return "PERF_RECORD_AUXTRACE_ERROR";
+    case 73: return "PERF_RECORD_THREAD_MAP";
+    case 74: return "PERF_RECORD_CPU_MAP";
+    case 75: return "PERF_RECORD_STAT_CONFIG";
+    case 76: return "PERF_RECORD_STAT";
+    case 77: return "PERF_RECORD_STAT_ROUND";
+    case 78: return "PERF_RECORD_EVENT_UPDATE";
+    case 79: return "PERF_RECORD_TIME_CONV";
+    case 80: return "PERF_RECORD_HEADER_FEATURE";
+    case 81: return "PERF_RECORD_COMPRESSED";
+    case kRecordFinishedInit: return "PERF_RECORD_FINISHED_INIT";
+    default: return nullptr;
+  }
+}
+
+size_t EventAttr::SampleIdSize() const {
+  if (!attr.sample_id_all) return 0;
+  return 8 * __builtin_popcountll(attr.sample_type & kSampleIdMask);
+}
+
+uint64_t CallchainView::operator[](uint64_t i) const {
+  uint64_t v;
+  memcpy(&v, p_ + 8 * i, 8);
+  return swap_ ? internal::Swap64(v) : v;
+}
+
+Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap,
+                                       uint64_t offset) {
+  ByteReader br(p, avail, swap, offset);
+  if (!br.Has(0, 8)) return br.OutOfBounds(0, 8, "record.header");
+  RecordHeader h;
+  h.type = br.U32At(0);
+  h.misc = br.U16At(4);
+  h.size = br.U16At(6);
+  if (h.size < 8) {
+    return Error("record.header.size", offset + 6,
+                 "record size " + std::to_string(h.size) + " smaller than its header");
+  }
+  if (h.size > avail) {
+    return Error("record.header.size", offset + 6,
+                 "record of " + std::to_string(h.size) + " bytes runs past the end (" +
+                     std::to_string(avail) + " bytes left)");
+  }
+  return h;
+}
+
+Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr) {
+  SampleId id;
+  if (attr == nullptr || !attr->attr.sample_id_all) return id;
+  size_t n = attr->SampleIdSize();
+  if (r.header.size < 8 + n) {
+    return Error("sample_id", r.offset + 6, "record too small for its sample_id block");
+  }
+  ByteReader br = ReaderFor(r);
+  size_t off = r.header.size - n;
+  uint64_t st = attr->attr.sample_type;
+  id.fields = st & kSampleIdMask;
+  if (st & PERF_SAMPLE_TID) {
+    id.pid = br.U32At(off);
+    id.tid = br.U32At(off + 4);
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TIME) id.time = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_ID) id.id = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_STREAM_ID) id.stream_id = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_CPU) id.cpu = br.U32At(off), off += 8;
+  if (st & PERF_SAMPLE_IDENTIFIER) id.id = br.U64At(off), off += 8;
+  return id;
+}
+
+uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
+  uint64_t st = layout.attr.sample_type;
+  ByteReader br = ReaderFor(r);
+  if (r.header.type == PERF_RECORD_SAMPLE) {
+    if (st & PERF_SAMPLE_IDENTIFIER) return br.Has(8, 8) ? br.U64At(8) : 0;
+    if (!(st & PERF_SAMPLE_ID)) return 0;
+    size_t off = 8;
+    if (st & PERF_SAMPLE_IP) off += 8;
+    if (st & PERF_SAMPLE_TID) off += 8;
+    if (st & PERF_SAMPLE_TIME) off += 8;
+    if (st & PERF_SAMPLE_ADDR) off += 8;
+    return br.Has(off, 8) ? br.U64At(off) : 0;
+  }
+  if (r.header.type >= kRecordHeaderAttr || !layout.attr.sample_id_all) return 0;
+  size_t size = r.header.size;
+  if (st & PERF_SAMPLE_IDENTIFIER) return size >= 16 ? br.U64At(size - 8) : 0;
+  if (!(st & PERF_SAMPLE_ID)) return 0;
+  size_t back = 8;  // from the end: IDENTIFIER, CPU, STREAM_ID come after ID
+  if (st & PERF_SAMPLE_CPU) back += 8;
+  if (st & PERF_SAMPLE_STREAM_ID) back += 8;
+  return size >= 8 + back ? br.U64At(size - back) : 0;
+}
+
+Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 40 + 1, "mmap");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  MmapRecord m;
+  m.pid = br.U32At(8);
+  m.tid = br.U32At(12);
+  m.start = br.U64At(16);
+  m.len = br.U64At(24);
+  m.pgoff = br.U64At(32);
+  auto name = br.CString(40, *end - 40, "mmap.filename");
+  if (!name.ok()) return name.error();
+  m.filename = *name;
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  m.sample_id = *sid;
+  return m;
+}
+
+Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 72 + 1, "mmap2");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  Mmap2Record m;
+  m.pid = br.U32At(8);
+  m.tid = br.U32At(12);
+  m.start = br.U64At(16);
+  m.len = br.U64At(24);
+  m.pgoff = br.U64At(32);
+  bool bit = r.header.misc & kMiscMmapBuildId;
+  bool trusted = bit && attr != nullptr && attr->attr.build_id;
+  if (trusted) {
+    uint8_t size = r.data[40];
+    auto id = BuildId::FromBytes(r.data + 44, size);
+    if (!id.ok()) {
+      return Error("mmap2.build_id_size", r.offset + 40,
+                   "build id size " + std::to_string(size) + " outside 1..20");
+    }
+    m.has_build_id = true;
+    m.build_id = *id;
+  } else {
+    m.misc_bit_untrusted = bit;
+    m.maj = br.U32At(40);
+    m.min = br.U32At(44);
+    m.ino = br.U64At(48);
+    m.ino_generation = br.U64At(56);
+  }
+  m.prot = br.U32At(64);
+  m.flags = br.U32At(68);
+  auto name = br.CString(72, *end - 72, "mmap2.filename");
+  if (!name.ok()) return name.error();
+  m.filename = *name;
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  m.sample_id = *sid;
+  return m;
+}
+
+Result<CommRecord> ParseComm(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 16 + 1, "comm");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  CommRecord c;
+  c.pid = br.U32At(8);
+  c.tid = br.U32At(12);
+  c.exec = r.header.misc & kMiscCommExec;
+  auto name = br.CString(16, *end - 16, "comm.comm");
+  if (!name.ok()) return name.error();
+  c.comm = *name;
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  c.sample_id = *sid;
+  return c;
+}
+
+Result<TaskRecord> ParseTask(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 32, r.header.type == PERF_RECORD_FORK ? "fork" : "exit");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  TaskRecord t;
+  t.pid = br.U32At(8);
+  t.ppid = br.U32At(12);
+  t.tid = br.U32At(16);
+  t.ptid = br.U32At(20);
+  t.time = br.U64At(24);
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  t.sample_id = *sid;
+  return t;
+}
+
+Result<LostRecord> ParseLost(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 24, "lost");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  LostRecord l;
+  l.id = br.U64At(8);
+  l.lost = br.U64At(16);
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  l.sample_id = *sid;
+  return l;
+}
+
+Result<LostSamplesRecord> ParseLostSamples(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 16, "lost_samples");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  LostSamplesRecord l;
+  l.lost = br.U64At(8);
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  l.sample_id = *sid;
+  return l;
+}
+
+Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr) {
+  auto end = BodyEnd(r, attr, 32, "throttle");
+  if (!end.ok()) return end.error();
+  ByteReader br = ReaderFor(r);
+  ThrottleRecord t;
+  t.unthrottle = r.header.type == PERF_RECORD_UNTHROTTLE;
+  t.time = br.U64At(8);
+  t.id = br.U64At(16);
+  t.stream_id = br.U64At(24);
+  auto sid = ParseSampleId(r, attr);
+  if (!sid.ok()) return sid.error();
+  t.sample_id = *sid;
+  return t;
+}
+
+Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
+  ByteReader br = ReaderFor(r);
+  SampleRecord s;
+  s.cpumode = r.header.misc & kMiscCpumodeMask;
+  uint64_t st = attr.attr.sample_type;
+  size_t off = 8;
+  auto next = [&](const char* field) -> Result<uint64_t> {
+    auto v = br.U64(off, field);
+    if (v.ok()) off += 8;
+    return v;
+  };
+#define PBID_TAKE(var, field)          \
+  do {                                 \
+    auto v_ = next(field);             \
+    if (!v_.ok()) return v_.error();   \
+    var = *v_;                         \
+  } while (0)
+  [[maybe_unused]] uint64_t tmp = 0;
+  s.sample_id.fields = st & kSampleIdMask;
+  if (st & PERF_SAMPLE_IDENTIFIER) PBID_TAKE(s.sample_id.id, "sample.identifier");
+  if (st & PERF_SAMPLE_IP) PBID_TAKE(s.ip, "sample.ip");
+  if (st & PERF_SAMPLE_TID) {
+    if (!br.Has(off, 8)) return br.OutOfBounds(off, 8, "sample.tid");
+    s.sample_id.pid = br.U32At(off);
+    s.sample_id.tid = br.U32At(off + 4);
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TIME) PBID_TAKE(s.sample_id.time, "sample.time");
+  if (st & PERF_SAMPLE_ADDR) PBID_TAKE(s.addr, "sample.addr");
+  if (st & PERF_SAMPLE_ID) PBID_TAKE(s.sample_id.id, "sample.id");
+  if (st & PERF_SAMPLE_STREAM_ID) PBID_TAKE(s.sample_id.stream_id, "sample.stream_id");
+  if (st & PERF_SAMPLE_CPU) {
+    if (!br.Has(off, 8)) return br.OutOfBounds(off, 8, "sample.cpu");
+    s.sample_id.cpu = br.U32At(off);
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_PERIOD) PBID_TAKE(s.period, "sample.period");
+  if (st & PERF_SAMPLE_READ) {
+    uint64_t rf = attr.attr.read_format;
+    size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & (1u << 4)) ? 8 : 0);
+    if (rf & PERF_FORMAT_GROUP) {
+      uint64_t nr = 0;
+      PBID_TAKE(nr, "sample.read.nr");
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) PBID_TAKE(tmp, "sample.read.time_enabled");
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) PBID_TAKE(tmp, "sample.read.time_running");
+      if (nr > r.header.size / per_value || !br.Has(off, nr * per_value)) {
+        return Error("sample.read.nr", r.offset + off - 8, "group of " + std::to_string(nr) +
+                                                            " values does not fit the record");
+      }
+      off += nr * per_value;
+    } else {
+      PBID_TAKE(tmp, "sample.read.value");
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) PBID_TAKE(tmp, "sample.read.time_enabled");
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) PBID_TAKE(tmp, "sample.read.time_running");
+      if (rf & PERF_FORMAT_ID) PBID_TAKE(tmp, "sample.read.id");
+      if (rf & (1u << 4)) PBID_TAKE(tmp, "sample.read.lost");
+    }
+  }
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr = 0;
+    size_t nr_off = off;
+    PBID_TAKE(nr, "sample.callchain.nr");
+    if (nr > r.header.size / 8 || !br.Has(off, nr * 8)) {
+      return Error("sample.callchain.nr", r.offset + nr_off,
+                   std::to_string(nr) + " entries do not fit the record");
+    }
+    s.callchain = CallchainView(r.data + off, nr, r.swap);
+    off += nr * 8;
+  }
+#undef PBID_TAKE
+  return s;
+}
+
+Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r) {
+  constexpr size_t kFixed = 8 + 4 + 24;
+  ByteReader br = ReaderFor(r);
+  if (r.header.size < kFixed + 1) {
+    return Error("build_id.header.size", r.offset + 6,
+                 "record size " + std::to_string(r.header.size) + " smaller than " +
+                     std::to_string(kFixed + 1));
+  }
+  HeaderBuildIdRecord b;
+  b.misc = r.header.misc;
+  b.pid = static_cast<int32_t>(br.U32At(8));
+  size_t size = (r.header.misc & kMiscBuildIdSize) ? r.data[12 + 20] : BuildId::kMaxSize;
+  auto id = BuildId::FromBytes(r.data + 12, size);
+  if (!id.ok()) {
+    return Error("build_id.size", r.offset + 32,
+                 "build id size " + std::to_string(size) + " outside 1..20");
+  }
+  b.build_id = *id;
+  auto name = br.CString(kFixed, r.header.size - kFixed, "build_id.filename");
+  if (!name.ok()) return name.error();
+  b.filename = *name;
+  return b;
+}
+
+}  // namespace pbid
