@@ -10,7 +10,9 @@ mkdir -p "$stamp_dir"
 PKGS=(
 	# kernel builds and the lab
 	build-essential bc bison flex libssl-dev libelf-dev dwarves ccache cpio xz-utils
-	kmod git rsync qemu-system-x86 busybox-static gcc-aarch64-linux-gnu sparse
+	kmod git rsync qemu-system-x86 busybox-static gcc-aarch64-linux-gnu sparse e2fsprogs file
+	# checkpatch.pl runs scripts/spdxcheck.py on new files
+	python3-ply python3-git
 	linux-source-5.10 linux-source-6.12
 	# gcc-multilib conflicts with the arm64 cross compiler; the ELF32 fixtures are
 	# freestanding (gcc -m32 -c, ld -m elf_i386) and need no 32-bit libc.

@@ -4,7 +4,9 @@
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${BUILDID_MMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap}
 CONFIGS=$LAB_ROOT/kernel/configs
-SERIES_DIR=$LAB_ROOT/kernel/patches/linux-5.10
+# LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
+# another series without touching the committed one; the cache key follows its content.
+SERIES_DIR=${LAB_SERIES_DIR:-$LAB_ROOT/kernel/patches/linux-5.10}
 mkdir -p "$CACHE"
 LAB_T0=${LAB_T0:-$(date +%s)}
 export LAB_T0
@@ -65,13 +67,17 @@ config_fragments() {
 	return 0
 }
 
+# Bump when build.sh changes what it produces (not for cosmetic changes: every bump rebuilds
+# every kernel).
+LAB_BUILD_EPOCH=1
+
 # kernel_key: a hash of everything that determines the built image.
 kernel_key() {
 	{
 		echo "$K_NAME $(pkg_version "$K_BASE")"
 		[ "$K_PATCHED" = 1 ] && series_hash
 		for f in $(config_fragments); do cat "$f"; done
-		cat "$LAB_ROOT/kernel/scripts/build.sh" "$LAB_ROOT/kernel/scripts/common.sh"
+		echo "build procedure $LAB_BUILD_EPOCH"
 		gcc --version | head -1
 	} | sha256sum | cut -c1-16
 }

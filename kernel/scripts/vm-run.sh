@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# vm-run.sh [-t TIMEOUT] [-d DISKDIR] [-m MEM] KERNEL PAYLOAD_DIR [LOG]
+# vm-run.sh [-t TIMEOUT] [-d DISKDIR [-o DISKIMG]] [-m MEM] KERNEL PAYLOAD_DIR [LOG]
 #
 # Boots KERNEL (a lab kernel name) with an initramfs holding busybox and PAYLOAD_DIR at
 # /payload, runs /payload/run.sh and streams the console. With -d, DISKDIR's contents are put
-# on an ext4 virtio disk mounted at /mnt/blk ($LAB_BLOCK_DIR in the guest).
+# on an ext4 virtio disk mounted at /mnt/blk ($LAB_BLOCK_DIR in the guest); with -o, that disk
+# image is kept after the run (read it back with `debugfs -R "dump PATH OUT" DISKIMG`).
 #
 # Exit status: 0 only if the payload exited 0, the guest powered off by itself, and the console
 # shows no panic, oops, WARNING, BUG, KASAN, UBSAN or lockdep report.
@@ -12,9 +13,10 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-timeout_s=${LAB_VM_TIMEOUT:-120} diskdir="" mem=512
-while getopts "t:d:m:" o; do
+timeout_s=${LAB_VM_TIMEOUT:-120} diskdir="" mem=512 keepdisk=""
+while getopts "t:d:m:o:" o; do
 	case $o in
+	o) keepdisk=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	d) diskdir=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -94,6 +96,7 @@ timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$me
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(( $(date +%s) - t0 ))
+[ -n "$keepdisk" ] && [ -f "$work/disk.img" ] && cp "$work/disk.img" "$keepdisk"
 
 splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|Call Trace:' "$log" | head -20 || true)
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
@@ -114,5 +117,5 @@ if ! grep -q '@@LAB-EXIT' "$log"; then
 fi
 prc=$(sed -n 's/.*@@LAB-EXIT rc=\([0-9]*\)@@.*/\1/p' "$log" | tail -1)
 progress "vm $kname" "powered off after ${elapsed}s, payload exit $prc"
-[ "$prc" = 0 ] || exit 1
+[ "$prc" = 0 ] || { echo "lab: FAIL: the payload on $kname exited $prc" >&2; exit 1; }
 exit 0

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# series-check.sh [--force]: check the kernel series the way a maintainer would take it.
+#
+# On a worktree of the pristine 5.10 tree, reset to the `pristine` tag, apply every patch
+# listed in kernel/patches/linux-5.10/series with `git am`, and after each one:
+#   - scripts/checkpatch.pl --strict on the patch: any error or warning fails;
+#   - the uapi header and its tools/ copy must be identical;
+#   - build bzImage (lab x86_64 config, incremental O= dir, ccache): the series is bisectable.
+# At the end, the C files the series touches are rebuilt with W=1 and their warnings are compared
+# with the pristine tree's: any new warning fails.
+# A stamp keyed by the series, the configs, this script and the compiler skips all of this when
+# nothing changed since a passing run (--force or SERIES_CHECK_FORCE=1 runs anyway).
+# Builds take the machine-wide build lock (never two kernel builds at once on 2 cores).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+parse_name 5.10
+
+force=${SERIES_CHECK_FORCE:-0}
+case ${1:-} in
+--force) force=1 ;;
+'') ;;
+*) die "usage: series-check.sh [--force]" ;;
+esac
+
+SC=$CACHE/series-check
+TREE=$SC/src
+OBJ=$SC/obj
+LOGS=$SC/logs
+mkdir -p "$SC" "$LOGS"
+
+mapfile -t patches < <(series_files)
+[ "${#patches[@]}" -gt 0 ] || die "no patches listed in $SERIES_DIR/series"
+
+key=$({
+	series_hash
+	pkg_version 5.10
+	for f in $(config_fragments); do cat "$f"; done
+	cat "$0"
+	gcc --version | head -1
+} | sha256sum | cut -c1-16)
+stamp=$SC/pass-$key
+
+if [ "$force" != 1 ] && [ -f "$stamp" ]; then
+	cat "$stamp"
+	echo "series-check: PASS (cached: series $(series_hash) unchanged since $(date -r "$stamp" '+%F %T'))"
+	exit 0
+fi
+
+# checkpatch runs scripts/spdxcheck.py with `python`, which needs python3-ply and python3-git:
+# make sure that is Debian's python3, not whatever python is first in PATH.
+PYSHIM=$SC/pybin
+mkdir -p "$PYSHIM"
+ln -sf /usr/bin/python3 "$PYSHIM/python"
+/usr/bin/python3 -c 'import ply, git' 2>/dev/null ||
+	die "checkpatch needs python3-ply and python3-git (scripts/install-deps.sh)"
+
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G
+
+summary=$SC/summary.$$
+fail=0
+note() { echo "$*" | tee -a "$summary" >&2; }
+bad() { note "$*"; fail=1; }
+
+prepare_tree() {
+	local base
+	base=$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)
+	if [ ! -e "$TREE/.git" ]; then
+		git -C "$base" worktree prune
+		rm -rf "$TREE"
+		git -C "$base" worktree add -q --detach "$TREE" pristine
+	fi
+	git -C "$TREE" am --abort >/dev/null 2>&1 || true
+	# reset + clean keeps the mtimes of files the series did not touch: incremental builds.
+	git -C "$TREE" checkout -q --detach pristine
+	git -C "$TREE" reset -q --hard pristine
+	git -C "$TREE" clean -q -fdx
+}
+
+mk() { make -C "$TREE" O="$OBJ" ARCH=x86_64 CC="$cc" -j"$(nproc)" "$@"; }
+
+configure() {
+	local log=$LOGS/config.log
+	mkdir -p "$OBJ"
+	{
+		# shellcheck disable=SC2046
+		mk tinyconfig &&
+			(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
+				$(config_fragments)) &&
+			mk olddefconfig
+	} >"$log" 2>&1 || { tail -20 "$log" >&2; die "configuring $OBJ failed (log: $log)"; }
+}
+
+# w1_warnings FILE.c: the W=1 warnings that compiling FILE.c reports in files the series
+# touches (line numbers dropped, so that moved code compares equal).
+w1_warnings() {
+	mk W=1 "${1%.c}.o" 2>&1 | grep -E "(^|/)($touched_re):[0-9]+(:[0-9]+)?: warning:" |
+		sed -E "s#^(.*/)?($touched_re):[0-9]+(:[0-9]+)?:#\2:#" | sort || true
+}
+
+check() {
+	local p name t0 log cp errs warns checks touched_c=() f
+	progress series-check "worktree $TREE reset to pristine"
+	prepare_tree
+	configure
+
+	# Files the series touches; C files get a W=1 baseline on the pristine tree.
+	local touched
+	touched=$(cat "${patches[@]}" | sed -n 's|^+++ b/\(.*\)$|\1|p' | sort -u)
+	touched_re=$(echo "$touched" | sed 's/[.]/\\./g' | paste -sd'|')
+	for f in $touched; do
+		case $f in *.c) touched_c+=("$f") ;; esac
+	done
+	local base_w="" new_w=""
+	for f in "${touched_c[@]}"; do
+		[ -f "$TREE/$f" ] && base_w+=$(w1_warnings "$f")$'\n'
+	done
+
+	local i=0
+	for p in "${patches[@]}"; do
+		i=$((i + 1))
+		name=$(basename "$p")
+		log=$LOGS/$name.log
+		: >"$log"
+		if ! git -C "$TREE" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p" \
+			>>"$log" 2>&1; then
+			bad "  $name: git am FAILED (log: $log)"
+			git -C "$TREE" am --abort >/dev/null 2>&1 || true
+			return
+		fi
+
+		cp=$(cd "$TREE" || exit 0; PATH=$PYSHIM:$PATH ./scripts/checkpatch.pl --strict "$p" 2>&1) || true
+		echo "$cp" >>"$log"
+		errs="" warns="" checks=""
+		read -r errs warns checks < <(echo "$cp" |
+			sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p') || true
+		if [ -z "${errs:-}" ]; then
+			bad "  $name: checkpatch did not run (log: $log)"
+			return
+		fi
+		local cpres="checkpatch ${errs} errors ${warns} warnings ${checks} checks"
+		[ "$errs" = 0 ] && [ "$warns" = 0 ] || fail=1
+
+		local uapi="uapi copy identical"
+		if ! cmp -s "$TREE/include/uapi/linux/perf_event.h" \
+			"$TREE/tools/include/uapi/linux/perf_event.h"; then
+			uapi="uapi copy DIFFERS"
+			fail=1
+		fi
+
+		progress series-check "[$i/${#patches[@]}] build bzImage after $name"
+		t0=$(date +%s)
+		if mk bzImage >>"$log" 2>&1; then
+			note "  $name: git am ok, $cpres, $uapi, build ok ($(($(date +%s) - t0))s)"
+		else
+			grep -E 'error' "$log" | head -10 >&2
+			bad "  $name: git am ok, $cpres, $uapi, build FAILED (log: $log)"
+		fi
+		if [ "$errs" != 0 ] || [ "$warns" != 0 ]; then
+			echo "$cp" | grep -E '^(ERROR|WARNING):' -A3 >&2 || true
+		fi
+	done
+
+	for f in "${touched_c[@]}"; do
+		new_w+=$(w1_warnings "$f")$'\n'
+	done
+	local added
+	added=$(comm -13 <(printf '%s' "$base_w" | sed '/^$/d' | sort) \
+		<(printf '%s' "$new_w" | sed '/^$/d' | sort))
+	if [ -n "$added" ]; then
+		bad "  W=1: new warnings in ${touched_c[*]}:"
+		echo "$added" | sed 's/^/    /' | tee -a "$summary" >&2
+	else
+		note "  W=1: no new warnings in ${touched_c[*]}"
+	fi
+	# Leave the objects as a plain build expects them (W=1 changed their command lines).
+	mk bzImage >>"$LOGS/w1-rebuild.log" 2>&1 || true
+}
+
+: >"$summary"
+note "series-check: ${#patches[@]} patches from $SERIES_DIR (series $(series_hash))"
+grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$SERIES_DIR/0000-cover-letter.patch" 2>/dev/null &&
+	bad "  0000-cover-letter.patch still has the format-patch placeholders"
+[ -f "$SERIES_DIR/0000-cover-letter.patch" ] || bad "  0000-cover-letter.patch is missing"
+
+with_lock "$CACHE/lock.build" check || fail=1
+# check() runs in a subshell under the lock: recover its verdict from the summary.
+grep -q 'FAILED\|DIFFERS\|new warnings\|did not run\|placeholders\|missing' "$summary" && fail=1
+grep -qE 'checkpatch ([1-9][0-9]* errors|[0-9]+ errors [1-9][0-9]* warnings)' "$summary" && fail=1
+n_ok=$(grep -c 'build ok' "$summary" || true)
+[ "$n_ok" = "${#patches[@]}" ] || fail=1
+
+if [ "$fail" = 0 ]; then
+	cp "$summary" "$stamp"
+	rm -f "$summary"
+	echo "series-check: PASS (${#patches[@]} patches: checkpatch clean, each builds, no new W=1 warnings)"
+	exit 0
+fi
+rm -f "$summary"
+echo "series-check: FAIL" >&2
+exit 1
