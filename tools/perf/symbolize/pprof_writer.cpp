@@ -119,6 +119,10 @@ void PprofBuilder::AddComment(const std::string& comment) {
   profile_->add_comment(Str(comment));
 }
 
+void PprofBuilder::SetDefaultSampleType(const std::string& type) {
+  profile_->set_default_sample_type(Str(type));
+}
+
 Status PprofBuilder::WriteGzip(const std::string& path) const {
   std::string bytes;
   if (!profile_->SerializeToString(&bytes)) return Error("pprof", "serialization failed");

@@ -61,6 +61,8 @@ class PprofBuilder {
 
   void SetTime(int64_t time_nanos, int64_t duration_nanos);
   void AddComment(const std::string& comment);
+  // The sample type pprof shows by default (a type name given to the constructor).
+  void SetDefaultSampleType(const std::string& type);
 
   // The profile as built, for tests and for callers that serialize it themselves.
   const perftools::profiles::Profile& profile() const { return *profile_; }

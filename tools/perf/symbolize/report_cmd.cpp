@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf-buildid report: the command-line front end of pbid::Report.
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "pbid/perf_data.h"
+#include "pbid/symbolize/report_cmd.h"
+#include "pbid/symbolize/report.h"
+
+namespace {
+
+// Exit codes (documented in --help).
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 1;
+constexpr int kExitInput = 2;
+constexpr int kExitOutput = 3;
+
+const char kHelp[] =
+    "NAME\n"
+    "    perf-buildid report - symbolize a recording by build ID; table, coverage, pprof\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    perf-buildid report [-i FILE] [--stdio] [-s|--sort KEYS] [--debug-dir DIR]...\n"
+    "                        [--debuginfod URL | --no-debuginfod] [--kallsyms FILE]\n"
+    "                        [--debug-root DIR] [--format table|pprof -o FILE.pb.gz]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads a perf.data file (perf-buildid record, or perf record --buildid-mmap), maps\n"
+    "    every sample to its mapping and file offset with the MMAP2 records, and names it\n"
+    "    from the ELF and debug file found BY BUILD ID, in this order:\n"
+    "      1. the recorded path, only if the file there still has the recorded build ID\n"
+    "         (otherwise it is counted as a mismatch and never used: wrong symbols are\n"
+    "         worse than none);\n"
+    "      2. DEBUG-ROOT/.build-id/xx/yyyy.debug (and xx/yyyy, the executable);\n"
+    "      3. each --debug-dir, same layout;\n"
+    "      4. debuginfod servers (DEBUGINFOD_URLS, or --debuginfod URL); an ID a server\n"
+    "         lacks is asked for once per run.\n"
+    "    Kernel samples are named from kallsyms when it is readable and belongs to the\n"
+    "    recorded kernel (same kernel build ID, or same release); else they show as [kernel].\n"
+    "\n"
+    "    Output: a table like perf report --stdio (overhead, samples, then the sort keys),\n"
+    "    then a coverage summary: the share of samples whose mapping had a build ID, by\n"
+    "    where the ID came from (kernel MMAP2 record, synthesized MMAP2, file fallback via\n"
+    "    the build-ID table, none), and how many modules were symbolized from each place.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -i, --input FILE     perf.data file to read (default: perf.data)\n"
+    "    --stdio              text output (the only interface; accepted for perf habits)\n"
+    "    -s, --sort KEYS      comma-separated: comm, pid, dso, sym (default: dso,sym)\n"
+    "    --debug-dir DIR      also search DIR/.build-id (or DIR itself if it is a .build-id\n"
+    "                         directory); may be repeated, searched in order\n"
+    "    --debug-root DIR     system debug root holding .build-id (default: /usr/lib/debug;\n"
+    "                         an empty string disables it)\n"
+    "    --debuginfod URL     query these debuginfod servers (space-separated list),\n"
+    "                         overriding DEBUGINFOD_URLS\n"
+    "    --no-debuginfod      never query debuginfod\n"
+    "    --kallsyms FILE      kernel symbols (default: /proc/kallsyms)\n"
+    "    --format FMT         table (default) or pprof\n"
+    "    -o, --output FILE    with --format pprof: write a gzip-compressed profile.proto;\n"
+    "                         mappings carry build IDs so that pprof, Pyroscope or Parca can\n"
+    "                         symbolize what is left unsymbolized\n"
+    "    -h, --help           this text\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT: see debuginfod-find(1).\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 success; 1 usage error; 2 the input cannot be read or is corrupt (the message\n"
+    "    names the field and the file offset); 3 the output cannot be written.\n";
+
+void Usage(FILE* out) { fputs(kHelp, out); }
+
+}  // namespace
+
+int pbid_cmd_report(int argc, char** argv) {
+  enum {
+    kOptStdio = 1000,
+    kOptDebugDir,
+    kOptDebugRoot,
+    kOptDebuginfod,
+    kOptNoDebuginfod,
+    kOptKallsyms,
+    kOptFormat,
+  };
+  static const option kLong[] = {
+      {"input", required_argument, nullptr, 'i'},
+      {"stdio", no_argument, nullptr, kOptStdio},
+      {"sort", required_argument, nullptr, 's'},
+      {"debug-dir", required_argument, nullptr, kOptDebugDir},
+      {"debug-root", required_argument, nullptr, kOptDebugRoot},
+      {"debuginfod", required_argument, nullptr, kOptDebuginfod},
+      {"no-debuginfod", no_argument, nullptr, kOptNoDebuginfod},
+      {"kallsyms", required_argument, nullptr, kOptKallsyms},
+      {"format", required_argument, nullptr, kOptFormat},
+      {"output", required_argument, nullptr, 'o'},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  std::string input = "perf.data", format = "table", output;
+  pbid::ReportOptions opts;
+  bool debuginfod_url_given = false;
+  optind = 0;  // the CLI may have used getopt for the global options
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+i:s:o:h", kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'i':
+        input = optarg;
+        break;
+      case kOptStdio:
+        break;
+      case 's': {
+        auto keys = pbid::ParseSortKeys(optarg);
+        if (!keys.ok()) {
+          fprintf(stderr, "perf-buildid report: %s\n", keys.error().ToString().c_str());
+          return kExitUsage;
+        }
+        opts.sort_keys = *keys;
+        break;
+      }
+      case kOptDebugDir:
+        opts.symbolizer.debug_dirs.push_back(optarg);
+        break;
+      case kOptDebugRoot:
+        opts.symbolizer.build_id_root = optarg;
+        break;
+      case kOptDebuginfod:
+        opts.symbolizer.debuginfod_urls = optarg;
+        debuginfod_url_given = true;
+        break;
+      case kOptNoDebuginfod:
+        opts.symbolizer.use_debuginfod = false;
+        break;
+      case kOptKallsyms:
+        opts.kallsyms_path = optarg;
+        break;
+      case kOptFormat:
+        format = optarg;
+        break;
+      case 'o':
+        output = optarg;
+        break;
+      case 'h':
+        Usage(stdout);
+        return kExitOk;
+      default:
+        fprintf(stderr, "perf-buildid report: unknown or incomplete option '%s'\n",
+                argv[optind - 1]);
+        fprintf(stderr, "Try 'perf-buildid report --help'.\n");
+        return kExitUsage;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "perf-buildid report: unexpected argument '%s'\n", argv[optind]);
+    return kExitUsage;
+  }
+  if (debuginfod_url_given && !opts.symbolizer.use_debuginfod) {
+    fprintf(stderr, "perf-buildid report: --debuginfod and --no-debuginfod exclude each other\n");
+    return kExitUsage;
+  }
+  if (format != "table" && format != "pprof") {
+    fprintf(stderr, "perf-buildid report: --format must be table or pprof, not '%s'\n",
+            format.c_str());
+    return kExitUsage;
+  }
+  if (format == "pprof" && output.empty()) {
+    fprintf(stderr, "perf-buildid report: --format pprof needs -o FILE.pb.gz\n");
+    return kExitUsage;
+  }
+  if (format == "table" && !output.empty()) {
+    fprintf(stderr, "perf-buildid report: -o is only used with --format pprof\n");
+    return kExitUsage;
+  }
+  opts.want_pprof = format == "pprof";
+
+  auto reader = pbid::PerfDataReader::Open(input);
+  if (!reader.ok()) {
+    fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
+            reader.error().ToString().c_str());
+    return kExitInput;
+  }
+  auto report = pbid::Report::Build(**reader, opts);
+  if (!report.ok()) {
+    fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
+            report.error().ToString().c_str());
+    return kExitInput;
+  }
+  (*report)->PrintTable(stdout);
+  (*report)->PrintCoverage(stdout);
+  if (opts.want_pprof) {
+    pbid::Status st = (*report)->WritePprof(output);
+    if (!st.ok()) {
+      fprintf(stderr, "perf-buildid report: %s\n", st.error().ToString().c_str());
+      return kExitOutput;
+    }
+    fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
+  }
+  if (fflush(stdout) != 0) return kExitOutput;
+  return kExitOk;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// End to end: the real perf (Debian linux-perf) records the stripped fixture workload with
+// --buildid-mmap; `report` must name its functions from the debug file found by build ID
+// (debug dir, then a real debuginfod), count a replaced binary as a mismatch without naming
+// anything wrongly, and export a pprof profile that go tool pprof reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace pbid {
+namespace {
+
+using namespace pbid::testing;  // NOLINT: test helpers
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (RunCommand("command -v perf").exit_code != 0) {
+      GTEST_SKIP() << "perf (Debian linux-perf) not installed";
+    }
+    ASSERT_FALSE(tmp_.path().empty());
+    ASSERT_TRUE(MakeDirs(tmp_.path() + "/bin"));
+    ASSERT_TRUE(MakeDirs(tmp_.path() + "/empty-root"));
+    bin_ = tmp_.path() + "/bin/workload";
+    ASSERT_TRUE(CopyFile(FixturePath("workload.stripped"), bin_, true));
+    hex_ = ReadelfBuildId(bin_);
+    ASSERT_EQ(40u, hex_.size());
+    data_ = tmp_.path() + "/perf.data";
+    CommandResult r = RunCommand("perf record --buildid-mmap -e cpu-clock -F 999 -o " +
+                                     Quote(data_) + " -- " + Quote(bin_) + " 60000000",
+                                 120);
+    if (r.exit_code != 0) {
+      GTEST_SKIP() << "perf record cannot run here (perf_event_paranoid, no PMU access?): "
+                   << r.output;
+    }
+    debug_dir_ = tmp_.path() + "/debug";
+    ASSERT_FALSE(
+        InstallInBuildIdDir(debug_dir_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  }
+
+  CommandResult Report(const std::string& args) {
+    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) +
+                          " --debug-root " + Quote(tmp_.path() + "/empty-root") + " " + args,
+                      120);
+  }
+
+  // The rows of the table in order: "spin_alpha" etc. for the workload's symbols.
+  static std::vector<std::string> WorkloadRows(const std::string& out) {
+    std::vector<std::string> rows;
+    std::istringstream in(out);
+    std::string line;
+    std::regex row(R"(^\s+[0-9.]+%\s+[0-9]+\s+workload\s+\[\.\] (\S+))");
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, row)) rows.push_back(m[1]);
+    }
+    return rows;
+  }
+
+  static double UserCoverage(const std::string& out) {
+    std::smatch m;
+    std::regex re(R"(user samples with a build ID: ([0-9.]+)%)");
+    return std::regex_search(out, m, re) ? std::stod(m[1]) : -1;
+  }
+
+  void ExpectNamedInOrder(const CommandResult& r) {
+    std::vector<std::string> rows = WorkloadRows(r.output);
+    ASSERT_GE(rows.size(), 3u) << r.output;
+    // n, n/2 and n/4 iterations: alpha, beta, then outer (inlined gamma's loop).
+    EXPECT_EQ("spin_alpha", rows[0]) << r.output;
+    EXPECT_EQ("spin_beta", rows[1]) << r.output;
+    EXPECT_EQ("spin_outer", rows[2]) << r.output;
+  }
+
+  TempDir tmp_;
+  std::string bin_, hex_, data_, debug_dir_;
+};
+
+TEST_F(ReportTest, StrippedBinaryWithoutDebugFileHasNoNames) {
+  CommandResult r = Report("--no-debuginfod");
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("spin_alpha")) << r.output;
+  EXPECT_GT(UserCoverage(r.output), 90.0) << r.output;
+}
+
+TEST_F(ReportTest, DebugDirNamesFunctions) {
+  CommandResult r = Report("--stdio --sort dso,sym --no-debuginfod --debug-dir " + Quote(debug_dir_));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+  EXPECT_NE(std::string::npos, r.output.find("debug-dir 1")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("(mismatch, not used): 0")) << r.output;
+  EXPECT_GT(UserCoverage(r.output), 90.0) << r.output;
+}
+
+TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
+  if (RunCommand("command -v debuginfod").exit_code != 0) GTEST_SKIP() << "no debuginfod";
+  std::string served = tmp_.path() + "/served";
+  ASSERT_TRUE(MakeDirs(served));
+  ASSERT_TRUE(CopyFile(FixturePath("workload.debug"), served + "/workload.debug", false));
+  DebuginfodServer server;
+  ASSERT_EQ("", server.Start(served, tmp_.path(), 1));
+  setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache").c_str(), 1);
+  CommandResult r = Report("--debuginfod " + Quote(server.url()));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+  EXPECT_NE(std::string::npos, r.output.find("debuginfod 1,")) << r.output;
+}
+
+TEST_F(ReportTest, ReplacedBinaryIsAMismatchAndNamesNothingWrong) {
+  ASSERT_TRUE(CopyFile(FixturePath("workload_decoy.full"), bin_, true));
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("decoy")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("(mismatch, not used): 1")) << r.output;
+  // Only the debug file is known: without the executable offsets are not guessed.
+  EXPECT_EQ(std::string::npos, r.output.find("spin_alpha")) << r.output;
+}
+
+TEST_F(ReportTest, ReplacedBinaryWithExecutableInDebugDirIsStillNamed) {
+  ASSERT_FALSE(InstallInBuildIdDir(debug_dir_, hex_, FixturePath("workload.stripped"), "").empty());
+  ASSERT_TRUE(CopyFile(FixturePath("workload_decoy.full"), bin_, true));
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+  EXPECT_EQ(std::string::npos, r.output.find("decoy")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("(mismatch, not used): 1")) << r.output;
+}
+
+TEST_F(ReportTest, PprofOutputReadByGoTool) {
+  if (RunCommand("command -v go").exit_code != 0) GTEST_SKIP() << "go (golang-go) not installed";
+  std::string pb = tmp_.path() + "/profile.pb.gz";
+  CommandResult r =
+      Report("--no-debuginfod --debug-dir " + Quote(debug_dir_) + " --format pprof -o " + Quote(pb));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  std::string env = "HOME=" + Quote(tmp_.path()) + " GOCACHE=" + Quote(tmp_.path() + "/gocache") +
+                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") +
+                    " ";
+  CommandResult top =
+      RunCommand(env + "go tool pprof -symbolize=none -top -sample_index=samples " + Quote(pb), 120);
+  ASSERT_EQ(0, top.exit_code) << top.output;
+  size_t a = top.output.find("spin_alpha"), b = top.output.find("spin_beta");
+  ASSERT_NE(std::string::npos, a) << top.output;
+  ASSERT_NE(std::string::npos, b) << top.output;
+  EXPECT_LT(a, b) << top.output;
+  CommandResult raw = RunCommand(env + "go tool pprof -symbolize=none -raw " + Quote(pb), 120);
+  ASSERT_EQ(0, raw.exit_code) << raw.output;
+  EXPECT_NE(std::string::npos, raw.output.find(hex_)) << raw.output;
+  EXPECT_NE(std::string::npos, raw.output.find("cpu/nanoseconds")) << raw.output;
+}
+
+TEST(ReportErrorsTest, BadInputAndUsage) {
+  TempDir tmp;
+  std::string tool = PBID_REPORT_TOOL;
+  CommandResult r = RunCommand(tool + " -i " + Quote(tmp.path() + "/missing.data"));
+  EXPECT_EQ(2, r.exit_code) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("missing.data")) << r.output;
+
+  std::string junk = tmp.path() + "/junk.data";
+  std::ofstream(junk) << "PERFILE2 this is not a perf.data file";
+  r = RunCommand(tool + " -i " + Quote(junk));
+  EXPECT_EQ(2, r.exit_code) << r.output;
+  EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << "one-line error: " << r.output;
+
+  EXPECT_EQ(1, RunCommand(tool + " --sort dso,bogus").exit_code);
+  EXPECT_EQ(1, RunCommand(tool + " --format pprof").exit_code);
+  EXPECT_EQ(1, RunCommand(tool + " --debuginfod http://x --no-debuginfod").exit_code);
+  EXPECT_EQ(1, RunCommand(tool + " --no-such-option").exit_code);
+  r = RunCommand(tool + " --help");
+  EXPECT_EQ(0, r.exit_code);
+  EXPECT_NE(std::string::npos, r.output.find("EXIT STATUS")) << r.output;
+}
+
+}  // namespace
+}  // namespace pbid
