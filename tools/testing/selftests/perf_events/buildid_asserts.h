@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Assertions shared by the build-ID mmap2 tests.  Include after
+ * kselftest_harness.h; every helper takes the harness' _metadata.
+ */
+#ifndef BUILDID_ASSERTS_H
+#define BUILDID_ASSERTS_H
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "buildid_util.h"
+
+/*
+ * Every test starts with this: the feature probe.  5.10 and other kernels
+ * before 5.12 reject the attribute bit with EINVAL.
+ */
+#define REQUIRE_BUILD_ID() do {						\
+	int __err = bid_probe();					\
+	if (__err == -EINVAL)						\
+		SKIP(return, BID_SKIP_REASON);				\
+	if (__err == -EACCES || __err == -EPERM)			\
+		SKIP(return, "perf_event_open needs CAP_PERFMON or perf_event_paranoid <= 1"); \
+	ASSERT_EQ(0, __err) TH_LOG("perf_event_open: %s", strerror(-__err)); \
+} while (0)
+
+/* The record carries exactly @id, laid out as the ABI says. */
+static inline void assert_build_id(struct __test_metadata *_metadata,
+				   const struct bid_mmap2 *r, const uint8_t *id, size_t n)
+{
+	char want[2 * BID_BUILD_ID_MAX + 1], got[2 * BID_BUILD_ID_MAX + 1];
+	size_t i;
+
+	bid_hex(id, n, want);
+	bid_hex(r->build_id, BID_BUILD_ID_MAX, got);
+	ASSERT_EQ(PERF_RECORD_MISC_MMAP_BUILD_ID, r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		TH_LOG("%s: no build ID (maj %u min %u ino %llu), want %s",
+		       r->filename, r->maj, r->min, (unsigned long long)r->ino, want);
+	ASSERT_EQ(n, r->build_id_size)
+		TH_LOG("%s: want %s, got size %u bytes %s", r->filename, want,
+		       r->build_id_size, got);
+	ASSERT_EQ(0, r->reserved_1);
+	ASSERT_EQ(0, r->reserved_2);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(id[i], r->build_id[i])
+			TH_LOG("%s: byte %zu: want %s, got %s", r->filename, i, want, got);
+	for (i = n; i < BID_BUILD_ID_MAX; i++)
+		ASSERT_EQ(0, r->build_id[i])
+			TH_LOG("%s: padding byte %zu not zero: %s", r->filename, i, got);
+}
+
+/* The record has maj/min/ino of @st and no bit 14. */
+static inline void assert_fallback(struct __test_metadata *_metadata,
+				   const struct bid_mmap2 *r, const struct stat *st)
+{
+	char raw[2 * sizeof(r->raw) + 1];
+
+	bid_hex(r->raw, sizeof(r->raw), raw);
+	ASSERT_EQ(0, r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		TH_LOG("%s: reported a build ID where the kernel must fall back: %s",
+		       r->filename, raw);
+	ASSERT_EQ(major(st->st_dev), r->maj) TH_LOG("%s: payload %s", r->filename, raw);
+	ASSERT_EQ(minor(st->st_dev), r->min) TH_LOG("%s: payload %s", r->filename, raw);
+	ASSERT_EQ(st->st_ino, r->ino) TH_LOG("%s: payload %s", r->filename, raw);
+}
+
+/* Anonymous memory, heap, stack: no file, so zeros and no bit 14. */
+static inline void assert_no_file(struct __test_metadata *_metadata,
+				  const struct bid_mmap2 *r)
+{
+	ASSERT_EQ(0, r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ASSERT_EQ(0, r->maj);
+	ASSERT_EQ(0, r->min);
+	ASSERT_EQ(0, r->ino);
+	ASSERT_EQ(0, r->ino_generation);
+}
+
+/* Fixture path and expected id, asserting both exist. */
+static inline void fixture(struct __test_metadata *_metadata, const char *name,
+			   char *path, size_t len)
+{
+	int err = bid_fixture_path(name, path, len);
+
+	ASSERT_EQ(0, err) TH_LOG("fixture path for %s: %s", name, strerror(-err));
+	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
+}
+
+static inline size_t expected_id(struct __test_metadata *_metadata, const char *name,
+				 uint8_t *id)
+{
+	int n = bid_expected_id(name, id, BID_BUILD_ID_MAX);
+
+	ASSERT_LT(0, n) TH_LOG("%s.id: %s", name, strerror(-n));
+	return n;
+}
+
+#endif
