@@ -91,7 +91,9 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   return best;
 }
 
-Status Session::Process(const std::function<void(const SampleContext&)>& on_sample) {
+Status Session::Process(
+    const std::function<void(const SampleContext&)>& on_sample,
+    const std::function<void(const RecordView&, const EventAttr*)>& on_record) {
   if (reader_.features().build_ids) {
     for (const BuildIdEntry& e : *reader_.features().build_ids) table_[e.filename] = e.build_id;
   }
@@ -261,6 +263,7 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
       default:
         break;
     }
+    if (on_record) on_record(r, attr);
   }
   return Ok();
 }

@@ -82,7 +82,10 @@ class Session {
 
   // Replays all records. A record that fails to decode stops processing with an error naming
   // its offset; everything up to it has been delivered.
-  Status Process(const std::function<void(const SampleContext&)>& on_sample = nullptr);
+  // on_record, if given, sees every record (after the session handled it) in time order.
+  Status Process(const std::function<void(const SampleContext&)>& on_sample = nullptr,
+                 const std::function<void(const RecordView&, const EventAttr*)>& on_record =
+                     nullptr);
 
   const std::vector<Mapping>& mappings() const { return mappings_; }
   const std::vector<Dso>& dsos() const { return dsos_; }

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Shared by the perf-buildid commands: exit codes, error printing, help.
+#ifndef PBID_CLI_CLI_H_
+#define PBID_CLI_CLI_H_
+
+#include <memory>
+#include <string>
+
+#include "pbid/perf_data.h"
+#include "pbid/result.h"
+
+namespace pbid::cli {
+
+// Documented in Documentation/perf-buildid.md and in `perf-buildid --help`.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,   // the operation failed (system call, kernel, writing output)
+  kExitUsage = 2,     // bad command line
+  kExitBadInput = 3,  // input file missing, truncated or corrupt
+};
+
+// "perf-buildid <cmd>: <message>" on stderr, one line.
+void PrintError(const char* cmd, const std::string& message);
+void PrintError(const char* cmd, const Error& e);
+
+// Opens and validates a perf.data file; on failure prints one line and returns nullptr.
+std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& path);
+
+// Prints help text to stdout (for --help) and returns kExitOk.
+int PrintHelp(const char* text);
+// Prints "usage" hint to stderr and returns kExitUsage.
+int UsageError(const char* cmd, const std::string& message);
+
+std::string FormatTime(uint64_t ns);  // "608.725679"
+
+}  // namespace pbid::cli
+
+int pbid_cmd_record(int argc, char** argv);
+int pbid_cmd_buildid_list(int argc, char** argv);
+int pbid_cmd_maps(int argc, char** argv);
+int pbid_cmd_script(int argc, char** argv);
+int pbid_cmd_dump(int argc, char** argv);
+#ifdef PBID_HAVE_REPORT
+int pbid_cmd_report(int argc, char** argv);
+#endif
+
+#endif  // PBID_CLI_CLI_H_

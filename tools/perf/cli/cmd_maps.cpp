@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <getopt.h>
+#include <sys/mman.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "cli.h"
+#include "pbid/session.h"
+
+using namespace pbid;
+using namespace pbid::cli;
+
+namespace {
+
+const char kHelp[] =
+    "NAME\n"
+    "    perf-buildid maps - list every mapping of a perf.data file with its build id\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    perf-buildid maps [-i FILE] [--json] [-p PID]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Replays the PERF_RECORD_MMAP and PERF_RECORD_MMAP2 records in time order and prints\n"
+    "    one line per mapping:\n"
+    "\n"
+    "        PID START-END PGOFF PROT SAMPLES BUILD-ID SOURCE PATH\n"
+    "\n"
+    "    PID is -1 for kernel mappings. PROT is r/w/x and p or s ('----' for MMAP records,\n"
+    "    which carry none). BUILD-ID is '-' when unknown. SOURCE says where the id came from:\n"
+    "      kernel       the kernel put it into the MMAP2 record (attr.build_id)\n"
+    "      synthesized  the recorder read it for a process that was already running\n"
+    "      file         read from the file: after the MMAP2 arrived (kernels without\n"
+    "                   attr.build_id), or from the HEADER_BUILD_ID table by file name\n"
+    "      none         no id: anonymous memory, no build-id note, or the file was gone\n"
+    "    A MMAP2 record with PERF_RECORD_MISC_MMAP_BUILD_ID set by an event that did not\n"
+    "    ask for build ids is read as maj/min/ino, never as an id.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -i, --input FILE   input file (default: perf.data)\n"
+    "        --json         one JSON array of objects (pid, tid, start, end, pgoff, prot,\n"
+    "                       path, build_id, source, samples, kernel, time)\n"
+    "    -p, --pid PID      only this process\n"
+    "    -h, --help         this text\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 success, 2 bad command line, 3 input missing, truncated or corrupt.\n";
+
+std::string Prot(const Mapping& m) {
+  if (m.prot == 0 && m.flags == 0) return "----";
+  std::string s;
+  s += (m.prot & PROT_READ) ? 'r' : '-';
+  s += (m.prot & PROT_WRITE) ? 'w' : '-';
+  s += (m.prot & PROT_EXEC) ? 'x' : '-';
+  s += (m.flags & MAP_SHARED) ? 's' : 'p';
+  return s;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int pbid_cmd_maps(int argc, char** argv) {
+  static const option kOpts[] = {{"input", required_argument, nullptr, 'i'},
+                                 {"json", no_argument, nullptr, 'j'},
+                                 {"pid", required_argument, nullptr, 'p'},
+                                 {"help", no_argument, nullptr, 'h'},
+                                 {nullptr, 0, nullptr, 0}};
+  std::string input = "perf.data";
+  bool json = false;
+  bool have_pid = false;
+  long pid = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "+i:p:h", kOpts, nullptr)) != -1) {
+    switch (c) {
+      case 'i': input = optarg; break;
+      case 'j': json = true; break;
+      case 'p': {
+        char* end;
+        pid = strtol(optarg, &end, 10);
+        if (*end != 0) return UsageError("maps", std::string("bad pid '") + optarg + "'");
+        have_pid = true;
+        break;
+      }
+      case 'h': return PrintHelp(kHelp);
+      default: return UsageError("maps", "unknown option");
+    }
+  }
+  if (optind != argc) {
+    return UsageError("maps", std::string("unexpected argument '") + argv[optind] + "'");
+  }
+  auto reader = OpenInput("maps", input);
+  if (!reader) return kExitBadInput;
+  Session session(*reader);
+  Status st = session.Process();
+  if (!st.ok()) {
+    PrintError("maps", input + ": " + st.error().ToString());
+    return kExitBadInput;
+  }
+  bool first = true;
+  if (json) printf("[");
+  for (const Mapping& m : session.mappings()) {
+    if (have_pid && m.pid != pid) continue;
+    std::string id = m.build_id ? m.build_id->ToHex() : "";
+    if (json) {
+      printf("%s\n  {\"pid\": %d, \"tid\": %u, \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
+             "\", \"pgoff\": \"0x%" PRIx64 "\", \"prot\": \"%s\", \"path\": %s, "
+             "\"build_id\": %s, \"source\": \"%s\", \"samples\": %" PRIu64
+             ", \"kernel\": %s, \"time\": %" PRIu64 "}",
+             first ? "" : ",", m.pid, m.tid, m.start, m.end, m.pgoff, Prot(m).c_str(),
+             JsonString(m.path).c_str(), m.build_id ? JsonString(id).c_str() : "null",
+             BuildIdSourceName(m.source), m.samples, m.kernel ? "true" : "false", m.time);
+    } else {
+      printf("%d %" PRIx64 "-%" PRIx64 " %" PRIx64 " %s %" PRIu64 " %s %s %s\n", m.pid, m.start,
+             m.end, m.pgoff, Prot(m).c_str(), m.samples, m.build_id ? id.c_str() : "-",
+             BuildIdSourceName(m.source), m.path.c_str());
+    }
+    first = false;
+  }
+  if (json) printf("%s]\n", first ? "" : "\n");
+  return kExitOk;
+}

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf-buildid record: perf_event_open with build-id MMAP2 records, ring buffers drained into
+// a perf.data file, and a fallback that reads build ids from /proc/PID/map_files on kernels
+// without attr.build_id.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "pbid/elf_build_id.h"
+#include "pbid/perf_data.h"
+#include "pbid/proc_maps.h"
+#include "pbid/record_builder.h"
+#include "pbid/ring_buffer.h"
+
+using namespace pbid;
+using namespace pbid::cli;
+
+namespace {
+
+const char kHelp[] =
+    "NAME\n"
+    "    perf-buildid record - record a CPU profile with build ids in every mapping\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    perf-buildid record [-o FILE] [-F HZ | -c PERIOD] [-g] [-e EVENT] [-m PAGES]\n"
+    "                        (-a | -p PID | [--] COMMAND [ARGS...])\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Opens one sampling event per CPU with mmap, mmap2, build_id, comm, task and\n"
+    "    sample_id_all set, runs COMMAND (or watches PID, or the whole system with -a), and\n"
+    "    writes the kernel's records into a perf.data file that perf report, perf script and\n"
+    "    perf buildid-list read.\n"
+    "\n"
+    "    Processes that already run (-a, -p) get synthesized COMM and MMAP2 records, with the\n"
+    "    build id read through /proc/PID/map_files/<range> (works for deleted files and other\n"
+    "    mount namespaces), else /proc/PID/root/<path> if the inode still matches.\n"
+    "\n"
+    "    When the kernel rejects attr.build_id (EINVAL: Linux before 5.12 without the\n"
+    "    backport), record says so once and reads the build id of each new executable mapping\n"
+    "    the same way as soon as its MMAP2 record arrives. Such ids are written as a\n"
+    "    PERF_RECORD_HEADER_BUILD_ID record right after the MMAP2 record; kernel records are\n"
+    "    never rewritten. All ids also go into the HEADER_BUILD_ID table at the end.\n"
+    "\n"
+    "    SIGINT and SIGTERM stop recording and still finish a valid file. At the end a summary\n"
+    "    gives the samples, lost records, and the mappings with a build id by source.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -o, --output FILE     output file (default: perf.data)\n"
+    "    -F, --freq HZ         sample at HZ per second (default: 4000, capped at\n"
+    "                          kernel.perf_event_max_sample_rate)\n"
+    "    -c, --count PERIOD    sample every PERIOD events (nanoseconds for the clocks)\n"
+    "    -g, --call-graph      record frame-pointer callchains\n"
+    "    -e, --event EVENT     cpu-clock (default), task-clock or cycles\n"
+    "    -a, --all-cpus        every process on every CPU, until SIGINT/SIGTERM\n"
+    "    -p, --pid PID         the threads of PID (and their future children) until it exits\n"
+    "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
+    "    -q, --quiet           no summary\n"
+    "    -h, --help            this text\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0  the file was written (COMMAND's own exit status is reported, not returned)\n"
+    "    1  recording failed: events could not be opened, COMMAND could not run, write error\n"
+    "    2  bad command line\n"
+    "\n"
+    "EXAMPLES\n"
+    "    perf-buildid record -F 999 -g -- ./server --port 8080\n"
+    "    perf-buildid record -a -o system.data & sleep 10; kill -INT $!\n";
+
+volatile sig_atomic_t g_stop = 0;
+
+void OnSignal(int) { g_stop = 1; }
+
+long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
+  return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+std::vector<int> OnlineCpus() {
+  std::vector<int> cpus;
+  std::ifstream in("/sys/devices/system/cpu/online");
+  std::string s;
+  if (in && std::getline(in, s)) {
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      int a, b;
+      if (sscanf(part.c_str(), "%d-%d", &a, &b) == 2) {
+        for (int i = a; i <= b; i++) cpus.push_back(i);
+      } else if (sscanf(part.c_str(), "%d", &a) == 1) {
+        cpus.push_back(a);
+      }
+    }
+  }
+  if (cpus.empty()) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long i = 0; i < (n > 0 ? n : 1); i++) cpus.push_back(static_cast<int>(i));
+  }
+  return cpus;
+}
+
+std::string ReadLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+std::vector<pid_t> ListDir(const std::string& dir) {
+  std::vector<pid_t> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    char* end;
+    long v = strtol(e->d_name, &end, 10);
+    if (*end == 0 && v > 0) out.push_back(static_cast<pid_t>(v));
+  }
+  closedir(d);
+  return out;
+}
+
+struct Options {
+  std::string output = "perf.data";
+  uint64_t freq = 4000;
+  uint64_t period = 0;
+  bool callchain = false;
+  std::string event = "cpu-clock";
+  bool all_cpus = false;
+  pid_t pid = -1;
+  size_t pages = 128;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+struct Buffer {
+  int fd = -1;
+  void* base = MAP_FAILED;
+  size_t len = 0;
+  std::unique_ptr<RingBuffer> rb;
+};
+
+class Recorder {
+ public:
+  Recorder(const Options& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
+  ~Recorder();
+  int Run();
+
+ private:
+  int OpenEvents(const std::vector<pid_t>& targets);
+  Status Synthesize(const std::vector<pid_t>& pids);
+  void SynthesizeKernel();
+  Status Drain(bool* wrote);
+  Status HandleRecord(const uint8_t* rec, size_t size);
+  Status WriteIdRecord(const std::string& filename, const BuildId& id);
+  void Remember(const std::string& name, const BuildId& id, bool kernel);
+  int StartChild();
+  void Summary();
+  SampleId SynthId(pid_t pid, pid_t tid) const;
+
+  Options opt_;
+  int argc_;
+  char** argv_;
+  EventAttr attr_;
+  bool fallback_ = false;
+  std::vector<int> fds_;
+  std::vector<Buffer> buffers_;
+  std::unique_ptr<PerfDataWriter> writer_;
+  BuildIdCache cache_;
+  std::optional<MaybeBuildId> vdso_;
+  std::vector<BuildIdEntry> table_;
+  std::set<std::pair<std::string, std::string>> in_table_;
+  pid_t child_ = -1;
+  int go_fd_ = -1, err_fd_ = -1;
+  uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
+  std::map<BuildIdSource, uint64_t> by_source_;
+  Status drain_error_;
+};
+
+Recorder::~Recorder() {
+  for (Buffer& b : buffers_) {
+    if (b.base != MAP_FAILED) munmap(b.base, b.len);
+  }
+  for (int fd : fds_) close(fd);
+  if (go_fd_ >= 0) close(go_fd_);
+  if (err_fd_ >= 0) close(err_fd_);
+}
+
+SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
+  SampleId id;
+  id.pid = pid;
+  id.tid = tid;
+  id.id = attr_.ids.empty() ? 0 : attr_.ids[0];
+  return id;
+}
+
+int Recorder::StartChild() {
+  int go[2], err[2];
+  if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+    PrintError("record", Error::Sys("pipe", errno, "cannot create"));
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    PrintError("record", Error::Sys("fork", errno, "cannot fork"));
+    return -1;
+  }
+  if (pid == 0) {
+    close(go[1]);
+    close(err[0]);
+    char c;
+    // Wait until the events are open: exec then enables them (enable_on_exec).
+    if (read(go[0], &c, 1) != 1) _exit(127);
+    std::vector<char*> args;
+    for (const std::string& a : opt_.command) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    int e = errno;
+    ssize_t w = write(err[1], &e, sizeof(e));
+    (void)w;
+    _exit(127);
+  }
+  close(go[0]);
+  close(err[1]);
+  go_fd_ = go[1];
+  err_fd_ = err[0];
+  child_ = pid;
+  return 0;
+}
+
+int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
+  perf_event_attr& a = attr_.attr;
+  memset(&a, 0, sizeof(a));
+  a.size = sizeof(a);
+  if (opt_.event == "cpu-clock" || opt_.event == "task-clock") {
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = opt_.event == "cpu-clock" ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
+  } else {
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = PERF_COUNT_HW_CPU_CYCLES;
+  }
+  attr_.name = opt_.event;
+  if (opt_.period) {
+    a.sample_period = opt_.period;
+  } else {
+    a.freq = 1;
+    a.sample_freq = opt_.freq;
+  }
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  if (opt_.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  a.mmap = 1;
+  a.mmap2 = 1;
+  a.comm = 1;
+  a.comm_exec = 1;
+  a.task = 1;
+  a.sample_id_all = 1;
+  a.build_id = 1;
+  a.watermark = 1;
+  a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
+  if (!opt_.all_cpus) a.inherit = 1;
+  if (child_ > 0) {
+    a.disabled = 1;
+    a.enable_on_exec = 1;
+  }
+
+  std::vector<int> cpus = OnlineCpus();
+  bool reported_kernel_excl = false;
+  size_t page = sysconf(_SC_PAGESIZE);
+  for (int cpu : cpus) {
+    int leader = -1;
+    for (pid_t pid : targets) {
+      long fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+      if (fd < 0 && errno == EINVAL && a.build_id) {
+        a.build_id = 0;
+        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0) {
+          fallback_ = true;
+          fprintf(stderr,
+                  "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
+                  "ids from /proc/PID/map_files as mappings are reported\n");
+        } else {
+          a.build_id = 1;
+          errno = EINVAL;
+        }
+      }
+      if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
+        a.exclude_kernel = 1;
+        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0 && !reported_kernel_excl) {
+          reported_kernel_excl = true;
+          fprintf(stderr, "perf-buildid record: not allowed to sample the kernel; "
+                          "recording user space only\n");
+        }
+      }
+      if (fd < 0 && errno == ESRCH && targets.size() > 1) continue;  // thread exited
+      if (fd < 0) {
+        int e = errno;
+        std::string what = "perf_event_open(" + opt_.event + ", cpu " + std::to_string(cpu) + ")";
+        if (e == ENOENT || e == EOPNOTSUPP) {
+          PrintError("record", Error(what, "event '" + opt_.event + "' is not supported here"));
+        } else if (e == EINVAL && a.freq) {
+          PrintError("record", Error::Sys(what, e, "rejected (is -F above "
+                                                   "kernel.perf_event_max_sample_rate?)"));
+        } else {
+          PrintError("record", Error::Sys(what, e, "failed"));
+        }
+        return kExitFailure;
+      }
+      fds_.push_back(static_cast<int>(fd));
+      uint64_t id = 0;
+      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+        PrintError("record", Error::Sys("PERF_EVENT_IOC_ID", errno, "failed"));
+        return kExitFailure;
+      }
+      attr_.ids.push_back(id);
+      if (leader < 0) {
+        Buffer b;
+        b.fd = static_cast<int>(fd);
+        b.len = (opt_.pages + 1) * page;
+        b.base = mmap(nullptr, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
+        if (b.base == MAP_FAILED) {
+          PrintError("record", Error::Sys("mmap ring buffer", errno,
+                                          std::to_string(opt_.pages) + " pages"));
+          return kExitFailure;
+        }
+        b.rb = std::make_unique<RingBuffer>(b.base, page, opt_.pages * page);
+        buffers_.push_back(std::move(b));
+        leader = static_cast<int>(fd);
+      } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
+        PrintError("record", Error::Sys("PERF_EVENT_IOC_SET_OUTPUT", errno, "failed"));
+        return kExitFailure;
+      }
+    }
+  }
+  if (fds_.empty()) {
+    PrintError("record", "no event could be opened (did the process exit?)");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel) {
+  auto key = std::make_pair(name, id.ToHex());
+  if (!in_table_.insert(key).second) return;
+  table_.push_back(BuildIdEntry{-1,
+                                static_cast<uint16_t>(kernel ? PERF_RECORD_MISC_KERNEL
+                                                             : PERF_RECORD_MISC_USER),
+                                id, name});
+}
+
+Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
+  // pid is the machine pid in perf's format: -1 is the host.
+  return writer_->WriteRecord(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, filename));
+}
+
+void Recorder::SynthesizeKernel() {
+  std::ifstream in("/proc/kallsyms");
+  std::string line;
+  uint64_t text = 0, etext = 0;
+  while (std::getline(in, line) && (text == 0 || etext == 0)) {
+    char sym[256];
+    uint64_t addr;
+    char type;
+    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3) continue;
+    if (text == 0 && strcmp(sym, "_text") == 0) text = addr;
+    if (etext == 0 && strcmp(sym, "_etext") == 0) etext = addr;
+  }
+  if (text == 0 || etext <= text) return;  // no kallsyms or addresses hidden (kptr_restrict)
+  Mmap2Record m;
+  m.pid = static_cast<uint32_t>(-1);
+  m.tid = 0;
+  m.start = text;
+  m.len = etext - text;
+  m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
+  m.filename = "[kernel.kallsyms]_text";
+  auto id = KernelBuildId();
+  if (id.ok() && *id) {
+    Remember("[kernel.kallsyms]", **id, true);
+    if (!fallback_) {
+      m.has_build_id = true;
+      m.build_id = **id;
+    }
+  }
+  SampleId sid = SynthId(-1, 0);
+  Status s = writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr_));
+  (void)s;
+  (void)sid;
+}
+
+Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) {
+    std::string proc = "/proc/" + std::to_string(pid);
+    auto maps = ReadProcMaps(pid);
+    if (!maps.ok()) continue;  // exited, or a kernel thread we cannot read
+    std::vector<pid_t> tids = ListDir(proc + "/task");
+    if (tids.empty()) tids.push_back(pid);
+    for (pid_t tid : tids) {
+      std::string comm = ReadLine(proc + "/task/" + std::to_string(tid) + "/comm");
+      if (comm.empty()) continue;
+      CommRecord c;
+      c.pid = pid;
+      c.tid = tid;
+      c.comm = comm;
+      c.sample_id = SynthId(pid, tid);
+      Status s = writer_->WriteRecord(BuildComm(c, &attr_));
+      if (!s.ok()) return s;
+    }
+    for (const ProcMapping& pm : *maps) {
+      if (!(pm.prot & PROT_EXEC)) continue;
+      Mmap2Record m;
+      m.pid = pid;
+      m.tid = pid;
+      m.start = pm.start;
+      m.len = pm.end - pm.start;
+      m.pgoff = pm.pgoff;
+      m.prot = pm.prot;
+      m.flags = pm.flags;
+      m.maj = pm.maj;
+      m.min = pm.min;
+      m.ino = pm.ino;
+      std::string path = pm.path.empty() ? "//anon" : pm.path;
+      m.filename = path;
+      m.sample_id = SynthId(pid, pid);
+      MaybeBuildId id;
+      if (!pm.path.empty() && pm.path[0] == '/') {
+        std::string p = pm.path;
+        const std::string deleted = " (deleted)";
+        if (p.size() > deleted.size() && p.compare(p.size() - deleted.size(), deleted.size(),
+                                                   deleted) == 0) {
+          p.resize(p.size() - deleted.size());
+        }
+        auto r = cache_.Get(pid, pm.start, pm.end, p, FileIdentity{pm.maj, pm.min, pm.ino});
+        if (r.ok()) id = *r;
+      } else if (pm.path == "[vdso]") {
+        if (!vdso_) {
+          auto r = VdsoBuildId();
+          vdso_ = r.ok() ? *r : MaybeBuildId();
+        }
+        id = *vdso_;
+      }
+      if (id && !fallback_) {
+        m.has_build_id = true;
+        m.build_id = *id;
+      }
+      Status s = writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &attr_));
+      if (s.ok() && id && fallback_) s = WriteIdRecord(path, *id);
+      if (!s.ok()) return s;
+      if (id) Remember(path, *id, false);
+      by_source_[id ? BuildIdSource::kSynthesized : BuildIdSource::kNone]++;
+    }
+  }
+  return Ok();
+}
+
+Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
+  RecordView r;
+  r.data = data;
+  r.header.type = *reinterpret_cast<const uint32_t*>(data);
+  r.header.misc = *reinterpret_cast<const uint16_t*>(data + 4);
+  r.header.size = static_cast<uint16_t>(size);
+  Status s = writer_->WriteRecord(data, size);
+  if (!s.ok()) return s;
+  switch (r.header.type) {
+    case PERF_RECORD_SAMPLE:
+      samples_++;
+      break;
+    case PERF_RECORD_LOST: {
+      auto l = ParseLost(r, &attr_);
+      if (l.ok()) lost_ += l->lost;
+      break;
+    }
+    case PERF_RECORD_LOST_SAMPLES: {
+      auto l = ParseLostSamples(r, &attr_);
+      if (l.ok()) lost_samples_ += l->lost;
+      break;
+    }
+    case PERF_RECORD_MMAP2: {
+      auto m = ParseMmap2(r, &attr_);
+      if (!m.ok()) break;
+      std::string path(m->filename);
+      if (m->has_build_id) {
+        by_source_[BuildIdSource::kKernelRecord]++;
+        Remember(path, m->build_id, false);
+        break;
+      }
+      // No id from the kernel: no attr.build_id, or the kernel could not read the file.
+      MaybeBuildId id;
+      if (!path.empty() && path[0] == '/') {
+        auto got = cache_.Get(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
+                              FileIdentity{m->maj, m->min, m->ino});
+        if (got.ok()) id = *got;
+      } else if (path == "[vdso]") {
+        if (!vdso_) {
+          auto got = VdsoBuildId();
+          vdso_ = got.ok() ? *got : MaybeBuildId();
+        }
+        id = *vdso_;
+      }
+      if (id) {
+        s = WriteIdRecord(path, *id);
+        if (!s.ok()) return s;
+        Remember(path, *id, false);
+      }
+      by_source_[id ? BuildIdSource::kFile : BuildIdSource::kNone]++;
+      break;
+    }
+    default:
+      break;
+  }
+  return Ok();
+}
+
+Status Recorder::Drain(bool* wrote) {
+  *wrote = false;
+  for (Buffer& b : buffers_) {
+    Status failure;
+    auto n = b.rb->Read([&](const uint8_t* rec, size_t size) {
+      Status s = HandleRecord(rec, size);
+      if (!s.ok()) {
+        failure = s;
+        return false;
+      }
+      return true;
+    });
+    if (!failure.ok()) return failure;
+    if (!n.ok()) {
+      fprintf(stderr, "perf-buildid record: ring buffer: %s\n", n.error().ToString().c_str());
+    } else if (*n > 0) {
+      *wrote = true;
+    }
+  }
+  return Ok();
+}
+
+void Recorder::Summary() {
+  if (opt_.quiet) return;
+  fprintf(stderr,
+          "[ perf-buildid record: %" PRIu64 " samples, %" PRIu64 " lost records, %" PRIu64
+          " lost samples; wrote %s (%.3f MB) ]\n",
+          samples_, lost_, lost_samples_, opt_.output.c_str(),
+          writer_ ? writer_->data_size() / 1e6 : 0.0);
+  fprintf(stderr,
+          "[ mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
+          " read from file; %" PRIu64 " without ]\n",
+          by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
+          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kNone]);
+}
+
+int Recorder::Run() {
+  std::vector<pid_t> targets, synth;
+  if (opt_.all_cpus) {
+    targets.push_back(-1);
+    synth = ListDir("/proc");
+  } else if (opt_.pid > 0) {
+    targets = ListDir("/proc/" + std::to_string(opt_.pid) + "/task");
+    if (targets.empty()) {
+      PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
+      return kExitFailure;
+    }
+    synth.push_back(opt_.pid);
+  } else {
+    if (StartChild() < 0) return kExitFailure;
+    targets.push_back(child_);
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // A reader of our output going away must not kill us before the file is finished.
+  signal(SIGPIPE, SIG_IGN);
+
+  auto kill_child = [&]() {
+    if (child_ > 0) {
+      kill(child_, SIGKILL);
+      waitpid(child_, nullptr, 0);
+      child_ = -1;
+    }
+  };
+  int rc = OpenEvents(targets);
+  if (rc != kExitOk) {
+    kill_child();
+    return rc;
+  }
+  std::vector<EventAttr> attrs{attr_};
+  auto w = PerfDataWriter::Create(opt_.output, attrs);
+  if (!w.ok()) {
+    PrintError("record", w.error());
+    kill_child();
+    return kExitFailure;
+  }
+  writer_ = std::move(*w);
+
+  SynthesizeKernel();
+  Status s = Synthesize(synth);
+  if (s.ok()) s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
+  if (!s.ok()) {
+    PrintError("record", s.error());
+    kill_child();
+    return kExitFailure;
+  }
+
+  int child_status = 0;
+  bool child_done = false;
+  if (child_ > 0) {
+    char go = 1;
+    if (write(go_fd_, &go, 1) != 1) {
+      PrintError("record", Error::Sys("start command", errno, "failed"));
+      kill_child();
+      return kExitFailure;
+    }
+    int e = 0;
+    if (read(err_fd_, &e, sizeof(e)) == sizeof(e)) {
+      PrintError("record", Error::Sys(opt_.command[0], e, "cannot run"));
+      waitpid(child_, nullptr, 0);
+      child_ = -1;
+      unlink(opt_.output.c_str());
+      return kExitFailure;
+    }
+  }
+
+  std::vector<pollfd> pfds;
+  for (const Buffer& b : buffers_) pfds.push_back(pollfd{b.fd, POLLIN, 0});
+  bool stopping = false;
+  while (true) {
+    bool wrote = false;
+    s = Drain(&wrote);
+    if (!s.ok()) break;
+    if (wrote) {
+      s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
+      if (!s.ok()) break;
+    }
+    if (stopping) break;
+    if (child_ > 0 && !child_done) {
+      pid_t r = waitpid(child_, &child_status, WNOHANG);
+      if (r == child_) child_done = true;
+    }
+    if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH) stopping = true;
+    if (child_done || g_stop) stopping = true;
+    if (stopping) {
+      // Stop the events, then one more pass collects what they wrote last.
+      for (int fd : fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      continue;
+    }
+    poll(pfds.data(), pfds.size(), 100);
+  }
+  if (child_ > 0 && !child_done) {
+    kill(child_, SIGTERM);
+    waitpid(child_, &child_status, 0);
+    child_done = true;
+  }
+
+  Features f = HostFeatures();
+  f.version = "perf-buildid 0.1";
+  std::vector<std::string> cmdline;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  cmdline.push_back(n > 0 ? std::string(exe, n) : "perf-buildid");
+  for (int i = 0; i < argc_; i++) cmdline.push_back(argv_[i]);
+  f.cmdline = cmdline;
+  f.build_ids = table_;
+  Status fin = writer_->Finish(f);
+  if (!s.ok() || !fin.ok()) {
+    PrintError("record", s.ok() ? fin.error() : s.error());
+    return kExitFailure;
+  }
+  Summary();
+  if (child_done && !opt_.quiet) {
+    if (WIFEXITED(child_status) && WEXITSTATUS(child_status) != 0) {
+      fprintf(stderr, "[ %s exited with status %d ]\n", opt_.command[0].c_str(),
+              WEXITSTATUS(child_status));
+    } else if (WIFSIGNALED(child_status)) {
+      fprintf(stderr, "[ %s killed by signal %d ]\n", opt_.command[0].c_str(),
+              WTERMSIG(child_status));
+    }
+  }
+  return kExitOk;
+}
+
+bool ParseU64(const char* s, uint64_t* v) {
+  char* end;
+  errno = 0;
+  unsigned long long x = strtoull(s, &end, 10);
+  if (errno || *end || end == s || x == 0) return false;
+  *v = x;
+  return true;
+}
+
+}  // namespace
+
+int pbid_cmd_record(int argc, char** argv) {
+  static const option kOpts[] = {{"output", required_argument, nullptr, 'o'},
+                                 {"freq", required_argument, nullptr, 'F'},
+                                 {"count", required_argument, nullptr, 'c'},
+                                 {"call-graph", no_argument, nullptr, 'g'},
+                                 {"event", required_argument, nullptr, 'e'},
+                                 {"all-cpus", no_argument, nullptr, 'a'},
+                                 {"pid", required_argument, nullptr, 'p'},
+                                 {"mmap-pages", required_argument, nullptr, 'm'},
+                                 {"quiet", no_argument, nullptr, 'q'},
+                                 {"help", no_argument, nullptr, 'h'},
+                                 {nullptr, 0, nullptr, 0}};
+  Options o;
+  bool have_freq = false;
+  optind = 1;
+  int c;
+  uint64_t v;
+  while ((c = getopt_long(argc, argv, "+o:F:c:ge:ap:m:qh", kOpts, nullptr)) != -1) {
+    switch (c) {
+      case 'o': o.output = optarg; break;
+      case 'F':
+        if (!ParseU64(optarg, &o.freq)) return UsageError("record", "bad -F value");
+        have_freq = true;
+        break;
+      case 'c':
+        if (!ParseU64(optarg, &o.period)) return UsageError("record", "bad -c value");
+        break;
+      case 'g': o.callchain = true; break;
+      case 'e':
+        o.event = optarg;
+        if (o.event != "cpu-clock" && o.event != "task-clock" && o.event != "cycles") {
+          return UsageError("record", "unsupported event '" + o.event +
+                                          "' (cpu-clock, task-clock or cycles)");
+        }
+        break;
+      case 'a': o.all_cpus = true; break;
+      case 'p': {
+        if (!ParseU64(optarg, &v)) return UsageError("record", "bad -p value");
+        o.pid = static_cast<pid_t>(v);
+        break;
+      }
+      case 'm':
+        if (!ParseU64(optarg, &v) || (v & (v - 1)) != 0) {
+          return UsageError("record", "-m needs a power of two");
+        }
+        o.pages = v;
+        break;
+      case 'q': o.quiet = true; break;
+      case 'h': return PrintHelp(kHelp);
+      default: return UsageError("record", "unknown option");
+    }
+  }
+  for (int i = optind; i < argc; i++) o.command.push_back(argv[i]);
+  int targets = (o.all_cpus ? 1 : 0) + (o.pid > 0 ? 1 : 0) + (o.command.empty() ? 0 : 1);
+  if (targets != 1) {
+    return UsageError("record", "give exactly one of -a, -p PID or a command");
+  }
+  if (have_freq && o.period) return UsageError("record", "-F and -c exclude each other");
+  if (!o.period) {
+    std::string max = ReadLine("/proc/sys/kernel/perf_event_max_sample_rate");
+    uint64_t m = strtoull(max.c_str(), nullptr, 10);
+    if (m > 0 && o.freq > m) {
+      fprintf(stderr, "perf-buildid record: -F %" PRIu64 " above the kernel's maximum, using %" PRIu64
+                      "\n", o.freq, m);
+      o.freq = m;
+    }
+  }
+  Recorder rec(o, argc, argv);
+  return rec.Run();
+}
