@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 #include <sys/sysmacros.h>
 
 #include "buildid_util.h"
@@ -51,11 +53,15 @@ static inline void assert_build_id(struct __test_metadata *_metadata,
 			TH_LOG("%s: padding byte %zu not zero: %s", r->filename, i, got);
 }
 
-/* The record has maj/min/ino of @st and no bit 14. */
-static inline void assert_fallback(struct __test_metadata *_metadata,
-				   const struct bid_mmap2 *r, const struct stat *st)
+/*
+ * The record has maj/min/ino of @st and no bit 14; and ino_generation of the
+ * file @fd when its filesystem tells (ext4 does, tmpfs does not).
+ */
+static inline void assert_fallback_fd(struct __test_metadata *_metadata,
+				      const struct bid_mmap2 *r, const struct stat *st, int fd)
 {
 	char raw[2 * sizeof(r->raw) + 1];
+	int gen;
 
 	bid_hex(r->raw, sizeof(r->raw), raw);
 	ASSERT_EQ(0, r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
@@ -64,6 +70,15 @@ static inline void assert_fallback(struct __test_metadata *_metadata,
 	ASSERT_EQ(major(st->st_dev), r->maj) TH_LOG("%s: payload %s", r->filename, raw);
 	ASSERT_EQ(minor(st->st_dev), r->min) TH_LOG("%s: payload %s", r->filename, raw);
 	ASSERT_EQ(st->st_ino, r->ino) TH_LOG("%s: payload %s", r->filename, raw);
+	if (fd >= 0 && !ioctl(fd, FS_IOC_GETVERSION, &gen))
+		ASSERT_EQ((uint32_t)gen, r->ino_generation)
+			TH_LOG("%s: payload %s", r->filename, raw);
+}
+
+static inline void assert_fallback(struct __test_metadata *_metadata,
+				   const struct bid_mmap2 *r, const struct stat *st)
+{
+	assert_fallback_fd(_metadata, r, st, -1);
 }
 
 /* Anonymous memory, heap, stack: no file, so zeros and no bit 14. */

@@ -88,7 +88,7 @@ TEST_F(fallback, exec_mapping)
 	cnt = bid_record_fd(&o, fd, size, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE, &p, &r);
 	ASSERT_EQ(1, cnt) TH_LOG("MMAP2 records for %s: %d", real, cnt);
 	ASSERT_STREQ(real, r.filename);
-	assert_fallback(_metadata, &r, &st);
+	assert_fallback_fd(_metadata, &r, &st, fd);
 	munmap(p, size);
 	close(fd);
 }

@@ -218,7 +218,7 @@ TEST_F(mixed, consumers)
 		TH_LOG("known kernel bug (bit 14 ORed into the shared header), not a test bug: "
 		       "the event without build_id got bit 14 over a maj/min/ino payload; "
 		       "upstream computes misc per event");
-	assert_fallback(_metadata, &rp, &f.st);
+	assert_fallback_fd(_metadata, &rp, &f.st, f.fd);
 	bid_event_close(&ev_with);
 	bid_event_close(&ev_without);
 	munmap(p, f.size);
@@ -333,7 +333,7 @@ TEST(page_cache_miss)
 	ASSERT_EQ(1, bid_record_fd(&o, fd, st.st_size, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
 				   &p, &r));
 	munmap(p, st.st_size);
-	assert_fallback(_metadata, &r, &st);
+	assert_fallback_fd(_metadata, &r, &st, fd);
 
 	ASSERT_EQ(0, bid_read_file(fd, NULL));
 	ASSERT_EQ(1, bid_record_fd(&o, fd, st.st_size, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
