@@ -76,6 +76,8 @@ const char kHelp[] =
     "    -p, --pid PID         the threads of PID (and their future children) until it exits\n"
     "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
     "    -q, --quiet           no summary\n"
+    "        --no-buildid-attr do not ask the kernel for build ids; use the fallback path\n"
+    "                          (for comparing both paths on one kernel)\n"
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
@@ -148,6 +150,7 @@ struct Options {
   pid_t pid = -1;
   size_t pages = 128;
   bool quiet = false;
+  bool no_buildid_attr = false;
   std::vector<std::string> command;
 };
 
@@ -273,7 +276,12 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.comm_exec = 1;
   a.task = 1;
   a.sample_id_all = 1;
-  a.build_id = 1;
+  a.build_id = opt_.no_buildid_attr ? 0 : 1;
+  if (opt_.no_buildid_attr) {
+    fallback_ = true;
+    fprintf(stderr, "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
+                    "reading build ids from /proc/PID/map_files as mappings are reported\n");
+  }
   a.watermark = 1;
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
   if (!opt_.all_cpus) a.inherit = 1;
@@ -718,6 +726,7 @@ int pbid_cmd_record(int argc, char** argv) {
                                  {"pid", required_argument, nullptr, 'p'},
                                  {"mmap-pages", required_argument, nullptr, 'm'},
                                  {"quiet", no_argument, nullptr, 'q'},
+                                 {"no-buildid-attr", no_argument, nullptr, 'B'},
                                  {"help", no_argument, nullptr, 'h'},
                                  {nullptr, 0, nullptr, 0}};
   Options o;
@@ -756,6 +765,7 @@ int pbid_cmd_record(int argc, char** argv) {
         o.pages = v;
         break;
       case 'q': o.quiet = true; break;
+      case 'B': o.no_buildid_attr = true; break;
       case 'h': return PrintHelp(kHelp);
       default: return UsageError("record", "unknown option");
     }

@@ -29,7 +29,9 @@ Error AtRecord(const Error& e, const RecordView& r) {
 
 std::string Session::CommOf(int32_t pid) const {
   auto it = comms_.find(pid);
-  return it == comms_.end() ? std::string(":" + std::to_string(pid)) : it->second;
+  if (it != comms_.end()) return it->second;
+  if (pid <= 0) return "swapper";  // perf's name for the idle task and kernel records
+  return ":" + std::to_string(pid);
 }
 
 size_t Session::DsoFor(const Mapping& m) {

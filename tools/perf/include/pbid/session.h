@@ -92,9 +92,13 @@ class Session {
   const SessionStats& stats() const { return stats_; }
   std::string CommOf(int32_t pid) const;
 
+  // The mapping that contains ip in process pid (kernel: the kernel's mappings; the kernel
+  // image map extends to the end of the address space, as in perf). Inside a callback this is
+  // the state at that record's time; after Process() the state at the end of the file.
+  const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
+
  private:
   void AddMapping(Mapping m);
-  const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
   size_t DsoFor(const Mapping& m);
 
   const PerfDataReader& reader_;

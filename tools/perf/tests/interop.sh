@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Interop of perf-buildid with the real Linux perf (Debian linux-perf, /usr/bin/perf), readelf
+# and the running kernel. Prints TAP; exits 1 if any check fails, 77 (skip) when perf or
+# perf_event_open are unavailable.
+#
+# Usage: interop.sh PERF-BUILDID WORKLOAD WORKDIR
+set -u
+PB=$1
+WL=$2
+W=$3
+PERF=${PERF:-/usr/bin/perf}
+LIB=$(dirname "$WL")/libpbidwork.so
+
+if [ ! -x "$PERF" ]; then
+	echo "1..0 # SKIP $PERF not installed"
+	exit 77
+fi
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+readelf_id() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+# perf must print nothing on stderr: no warning, no error.
+perf_quiet() {  # perf_quiet NAME FILE PERF-ARGS...
+	local name=$1 file=$2
+	shift 2
+	"$PERF" "$@" -i "$file" >"$name.out" 2>"$name.err"
+	local rc=$?
+	if [ $rc -ne 0 ] || [ -s "$name.err" ]; then
+		echo "# perf $* -i $file: rc=$rc"
+		sed 's/^/#   /' "$name.err" | head -5
+		return 1
+	fi
+	return 0
+}
+
+WL_ID=$(readelf_id "$WL")
+LIB_ID=$(readelf_id "$LIB")
+echo "# readelf: $WL_ID $WL"
+echo "# readelf: $LIB_ID $LIB"
+echo "# kernel $(uname -r), $("$PERF" --version)"
+
+# Probe once: some CI containers forbid perf_event_open.
+if ! "$PB" record -q -o probe.data -F 99 -- true 2>probe.err; then
+	echo "1..0 # SKIP perf_event_open unavailable: $(head -1 probe.err)"
+	exit 77
+fi
+
+# --- 1. Our recording (kernel path), read by perf.
+"$PB" record -F 999 -o ours.data -- "$WL" 400 >/dev/null 2>record.err
+check "record (kernel path) exits 0" [ $? -eq 0 ]
+sed 's/^/# /' record.err
+for args in "report --stdio" "script --show-mmap-events" "buildid-list" "report -D"; do
+	check "perf $args reads our file without warnings" perf_quiet "k-${args// /_}" ours.data $args
+done
+check "perf buildid-list: workload id equals readelf" \
+	grep -qx "$WL_ID $WL" k-buildid-list.out
+check "perf buildid-list: library id equals readelf" \
+	grep -qx "$LIB_ID $LIB" k-buildid-list.out
+check "perf script: MMAP2 of the workload carries the readelf id" \
+	grep -q "<$WL_ID>\]: r-xp $WL\$" k-script_--show-mmap-events.out
+check "perf script: MMAP2 of the library carries the readelf id" \
+	grep -q "<$LIB_ID>\]: r-xp $LIB\$" k-script_--show-mmap-events.out
+check "perf report attributes samples to the library" \
+	grep -q "libpbidwork.so" k-report_--stdio.out
+"$PB" maps -i ours.data >k-maps.out
+check "our maps: library id from the kernel record" \
+	grep -q " $LIB_ID kernel $LIB\$" k-maps.out
+
+# --- 2. Fallback path (no attr.build_id): ids read from /proc/PID/map_files.
+"$PB" record -F 999 --no-buildid-attr -o fb.data -- "$WL" 400 >/dev/null 2>fb.err
+check "record --no-buildid-attr exits 0" [ $? -eq 0 ]
+check "record says once that it falls back" [ "$(grep -c 'reading build ids from /proc' fb.err)" -eq 1 ]
+for args in "report --stdio" "script --show-mmap-events" "buildid-list" "report -D"; do
+	check "perf $args reads the fallback file without warnings" perf_quiet "f-${args// /_}" fb.data $args
+done
+check "perf buildid-list (fallback): workload id equals readelf" \
+	grep -qx "$WL_ID $WL" f-buildid-list.out
+check "perf buildid-list (fallback): library id equals readelf" \
+	grep -qx "$LIB_ID $LIB" f-buildid-list.out
+"$PB" maps -i fb.data >f-maps.out
+check "our maps (fallback): library id read from the file" \
+	grep -q " $LIB_ID file $LIB\$" f-maps.out
+check "our maps (fallback): no mapping claims a kernel-record id" \
+	bash -c "! grep -q ' kernel /' f-maps.out"
+
+# --- 3. Files written by perf, read by us.
+"$PERF" record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
+check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
+"$PERF" buildid-list -i perf-bm.data >bm.perf 2>/dev/null
+"$PB" buildid-list -i perf-bm.data >bm.ours
+check "buildid-list on a --buildid-mmap file equals perf's" diff -u bm.perf bm.ours
+check "... and is not empty" [ -s bm.ours ]
+check "... and lists the library with the readelf id" grep -qx "$LIB_ID $LIB" bm.ours
+"$PERF" record -q -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
+"$PERF" buildid-list -i perf-def.data >def.perf 2>/dev/null
+"$PB" buildid-list -i perf-def.data >def.ours
+check "buildid-list on a default-mode perf file equals perf's" diff -u def.perf def.ours
+"$PERF" record -q -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
+check "our script reads a perf -g file" bash -c "'$PB' script -i perf-g.data >/dev/null"
+check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/null"
+
+# --- 4. Attach to a running process: synthesized MMAP2 records.
+"$WL" 3000 >/dev/null &
+wpid=$!
+sleep 0.3
+"$PB" record -F 999 -o attach.data -p $wpid >/dev/null 2>attach.err &
+rpid=$!
+sleep 0.8
+kill -INT $rpid
+wait $rpid
+check "record -p stopped by SIGINT exits 0" [ $? -eq 0 ]
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+"$PB" maps -i attach.data >a-maps.out
+check "record -p: library id synthesized" grep -q " $LIB_ID synthesized $LIB\$" a-maps.out
+check "perf report reads the attach file without warnings" perf_quiet a-report attach.data report --stdio
+check "perf buildid-list (attach): library id" grep -qx "$LIB_ID $LIB" <("$PERF" buildid-list -i attach.data)
+
+# --- 5. System-wide, SIGTERM finishes a valid file.
+"$PB" record -a -F 99 -o sys.data >/dev/null 2>sys.err &
+rpid=$!
+"$WL" 300 >/dev/null
+kill -TERM $rpid
+wait $rpid
+check "record -a stopped by SIGTERM exits 0" [ $? -eq 0 ]
+check "perf report reads the system-wide file without warnings" perf_quiet s-report sys.data report --stdio
+check "our buildid-list reads it" bash -c "'$PB' buildid-list -i sys.data | grep -q '$LIB_ID'"
+
+# --- 6. Truncated and corrupt files: one-line error naming field and offset, exit 3.
+size=$(stat -c %s ours.data)
+for cut in 0 7 64 103 200 $((size / 2)) $((size - 1)); do
+	head -c $cut ours.data >cut.data
+	"$PB" buildid-list -i cut.data >/dev/null 2>cut.err
+	rc=$?
+	check "truncated to $cut bytes: exit 3, one line ($(head -1 cut.err))" \
+		bash -c "[ $rc -eq 3 ] && [ \$(wc -l <cut.err) -eq 1 ] && grep -q 'perf-buildid buildid-list: .*cut.data' cut.err"
+done
+cp ours.data bad.data
+printf 'XXXXXXXX' | dd of=bad.data conv=notrunc 2>/dev/null
+"$PB" maps -i bad.data >/dev/null 2>bad.err
+rc=$?
+check "bad magic: exit 3 naming header.magic" bash -c "[ $rc -eq 3 ] && grep -q 'header.magic at offset 0' bad.err"
+cp ours.data bad.data
+printf '\xff\xff\xff\x7f' | dd of=bad.data bs=1 seek=40 conv=notrunc 2>/dev/null
+"$PB" script -i bad.data >/dev/null 2>bad.err
+rc=$?
+check "data offset beyond the file: exit 3 naming header.data ($(cat bad.err))" \
+	bash -c "[ $rc -eq 3 ] && grep -q 'header.data at offset 0x28' bad.err"
+"$PB" buildid-list -i does-not-exist.data 2>missing.err
+check "missing file: exit 3" [ $? -eq 3 ]
+
+echo "1..$n"
+[ $failed -eq 0 ]

@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Smoke test of perf-buildid that runs in the VM guests (busybox sh, no readelf) and on the
+# host: record pbid-workload, then check that `maps` and `buildid-list` report the build ids
+# of the workload and of its library that readelf saw at build time (pbid-workload.buildids,
+# installed next to the workload). Prints TAP; exits non-zero when a check fails.
+#
+# Usage: vm-smoke.sh PATH/TO/perf-buildid PATH/TO/pbid-workload [MILLISECONDS]
+#
+# On kernels with attr.build_id (5.12+, 5.10-buildid) the ids come from the kernel's MMAP2
+# records (source "kernel"); on pristine 5.10 from /proc/PID/map_files (source "file").
+# Either is fine; a wrong id is not.
+
+PB=$1
+WL=$2
+MS=${3:-400}
+if [ -z "$PB" ] || [ -z "$WL" ]; then
+	echo "usage: $0 PERF-BUILDID WORKLOAD [MILLISECONDS]" >&2
+	exit 2
+fi
+EXPECTED=$WL.buildids
+TMP=${TMPDIR:-/tmp}/pbid-smoke.$$
+mkdir -p "$TMP" || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+check() {  # check DESCRIPTION COMMAND...
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+echo "TAP version 13"
+echo "1..8"
+echo "# kernel $(uname -r)"
+
+if [ -r "$EXPECTED" ]; then
+	ok "expected ids present ($EXPECTED)"
+else
+	not_ok "expected ids present ($EXPECTED)"
+	exit 1
+fi
+wl_id=$(awk '$2 == "pbid-workload" { print $1 }' "$EXPECTED")
+lib_id=$(awk '$2 == "libpbidwork.so" { print $1 }' "$EXPECTED")
+echo "# expected: pbid-workload $wl_id, libpbidwork.so $lib_id"
+
+"$PB" record -q -F 999 -o "$TMP/perf.data" -- "$WL" "$MS" >"$TMP/record.out" 2>"$TMP/record.err"
+rc=$?
+sed 's/^/# record: /' "$TMP/record.err"
+check "record exits 0 (rc=$rc)" [ "$rc" -eq 0 ]
+
+"$PB" maps -i "$TMP/perf.data" >"$TMP/maps" 2>"$TMP/maps.err"
+rc=$?
+sed 's/^/# maps: /' "$TMP/maps.err"
+check "maps exits 0 (rc=$rc)" [ "$rc" -eq 0 ]
+grep -E 'pbid-workload$|libpbidwork\.so$' "$TMP/maps" | sed 's/^/# /'
+
+# maps: PID START-END PGOFF PROT SAMPLES BUILD-ID SOURCE PATH
+ids_ok() {  # ids_ok BASENAME EXPECTED-ID: every mapping of it has exactly that id
+	awk -v name="$1" -v want="$2" '
+		{ base = $8; sub(/.*\//, "", base) }
+		base == name { seen++; if ($6 != want) bad++ }
+		END { exit !(seen > 0 && bad == 0) }' "$TMP/maps"
+}
+check "maps: pbid-workload has build id $wl_id" ids_ok pbid-workload "$wl_id"
+check "maps: libpbidwork.so has build id $lib_id" ids_ok libpbidwork.so "$lib_id"
+
+sources=$(awk '{ base = $8; sub(/.*\//, "", base) }
+	base == "pbid-workload" || base == "libpbidwork.so" { print $7 }' "$TMP/maps" | sort -u | tr '\n' ' ')
+echo "# build-id source: $sources"
+
+"$PB" buildid-list -i "$TMP/perf.data" >"$TMP/bidl" 2>"$TMP/bidl.err"
+sed 's/^/# buildid-list: /' "$TMP/bidl" "$TMP/bidl.err"
+check "buildid-list: pbid-workload $wl_id" grep -q "^$wl_id .*/pbid-workload\$" "$TMP/bidl"
+check "buildid-list: libpbidwork.so $lib_id" grep -q "^$lib_id .*/libpbidwork\.so\$" "$TMP/bidl"
+
+hits=$(awk '{ base = $8; sub(/.*\//, "", base) } base == "libpbidwork.so" { s += $5 } END { print s + 0 }' "$TMP/maps")
+check "samples landed in libpbidwork.so ($hits)" [ "$hits" -gt 0 ]
+
+[ "$failed" -eq 0 ]
