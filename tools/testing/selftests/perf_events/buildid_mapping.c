@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -341,6 +342,110 @@ TEST(page_cache_miss)
 	munmap(p, st.st_size);
 	assert_build_id(_metadata, &r, f.id, f.id_len);
 	close(fd);
+}
+
+/*
+ * A writer flips the note's n_descsz between 20 and 0xffffffff while the
+ * file is being mapped again and again.  Whatever the interleaving, each
+ * record must carry either the file's id or the fallback payload: a
+ * parser that reads a header field twice (check one value, use another)
+ * would copy garbage or crash.  The id bytes themselves never change.
+ */
+struct rewrite_ctx {
+	const char *name;
+	const uint8_t *id;
+	size_t id_len;
+	const struct stat *st;
+	int with_id, fallback, wrong;
+	struct bid_mmap2 bad;
+};
+
+static int rewrite_cb(const struct perf_event_header *h, void *arg)
+{
+	struct rewrite_ctx *c = arg;
+	struct bid_mmap2 r;
+	bool ok;
+
+	if (h->type != PERF_RECORD_MMAP2 || bid_parse_mmap2(h, &r) || strcmp(r.filename, c->name))
+		return 0;
+	if (r.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		ok = r.build_id_size == c->id_len && !memcmp(r.build_id, c->id, c->id_len);
+		c->with_id += ok;
+	} else {
+		ok = r.maj == major(c->st->st_dev) && r.min == minor(c->st->st_dev) &&
+		     r.ino == c->st->st_ino;
+		c->fallback += ok;
+	}
+	if (!ok && !c->wrong++)
+		c->bad = r;
+	return 0;
+}
+
+TEST(concurrent_rewrite)
+{
+	static const uint8_t pattern[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	struct bid_opts o = BID_OPTS_DEFAULT;
+	char name[PATH_MAX + 32], raw[64];
+	struct rewrite_ctx c = { 0 };
+	struct bid_event ev;
+	uint8_t *buf;
+	uint64_t end;
+	off_t descsz_off = -1;
+	struct stat st;
+	struct fx f;
+	size_t i;
+	pid_t pid;
+	int fd;
+
+	REQUIRE_BUILD_ID();
+	fx_open(_metadata, "c_elf64_dyn", &f);
+	fd = copy_of(_metadata, &f, false, name, sizeof(name));
+	ASSERT_EQ(0, fstat(fd, &st));
+	buf = malloc(f.size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ((ssize_t)f.size, pread(fd, buf, f.size, 0));
+	for (i = 0; i + sizeof(pattern) <= f.size; i += 4)
+		if (!memcmp(buf + i, pattern, sizeof(pattern)))
+			descsz_off = i + 4;
+	free(buf);
+	ASSERT_LE(0, descsz_off) TH_LOG("no GNU build-ID note header in c_elf64_dyn");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint32_t v[2] = { 20, 0xffffffff };
+
+		for (i = 0;; i++)
+			if (pwrite(fd, &v[i & 1], 4, descsz_off) != 4)
+				_exit(1);
+	}
+	c.name = name;
+	c.id = f.id;
+	c.id_len = f.id_len;
+	c.st = &st;
+	ASSERT_EQ(0, bid_event_open(&ev, &o));
+	ASSERT_EQ(0, bid_event_enable(&ev));
+	end = bid_now_ns() + 1500000000ull;
+	for (i = 0; bid_now_ns() < end; i++) {
+		void *p = mmap(NULL, f.size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, f.size);
+		if (i % 8 == 7)
+			bid_event_drain(&ev, rewrite_cb, &c);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ASSERT_EQ(0, bid_event_disable(&ev));
+	bid_event_drain(&ev, rewrite_cb, &c);
+	TH_LOG("%d records with the id, %d fallbacks", c.with_id, c.fallback);
+	ASSERT_EQ(0, c.wrong) TH_LOG("wrong record: misc %#x union %s", c.bad.misc,
+				     bid_hex(c.bad.raw, sizeof(c.bad.raw), raw));
+	ASSERT_EQ(0, ev.lost);
+	ASSERT_LT(0, c.with_id + c.fallback);
+	bid_event_close(&ev);
+	close(fd);
+	close(f.fd);
 }
 
 TEST_HARNESS_MAIN
