@@ -127,6 +127,7 @@ check "perf buildid-list (attach): library id" grep -qx "$LIB_ID $LIB" <("$PERF"
 # --- 5. System-wide, SIGTERM finishes a valid file.
 "$PB" record -a -F 99 -o sys.data >/dev/null 2>sys.err &
 rpid=$!
+sleep 0.5  # let it open the events: a workload started earlier is only synthesized if seen
 "$WL" 300 >/dev/null
 kill -TERM $rpid
 wait $rpid
