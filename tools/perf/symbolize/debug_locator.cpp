@@ -14,8 +14,7 @@ bool IsDirectory(const std::string& path) {
 
 }  // namespace
 
-std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id,
-                           const char* suffix) {
+std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id, const char* suffix) {
   std::string hex = id.ToHex();
   return build_id_dir + "/" + hex.substr(0, 2) + "/" + hex.substr(2) + suffix;
 }
@@ -33,7 +32,8 @@ Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptio
   }
   if (options.use_debuginfod) {
     auto client = DebuginfodClient::Create(options.debuginfod_urls);
-    if (!client.ok()) return client.error();
+    if (!client.ok())
+      return client.error();
     loc->debuginfod_ = std::move(*client);
   }
   return loc;
@@ -42,15 +42,18 @@ Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptio
 std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const BuildId& id,
                                                 SymbolSource source) const {
   auto elf = ElfFile::Open(path);
-  if (!elf.ok()) return std::nullopt;
+  if (!elf.ok())
+    return std::nullopt;
   auto file_id = elf->ReadBuildId();
-  if (!file_id.ok() || !file_id->has_value() || **file_id != id) return std::nullopt;
+  if (!file_id.ok() || !file_id->has_value() || **file_id != id)
+    return std::nullopt;
   LocatedFile f;
   f.path = path;
   f.source = source;
   f.has_dwarf = elf->HasDwarf();
   f.has_symtab = elf->HasSymtab();
-  if (auto segs = elf->LoadSegments(); segs.ok()) f.segments = std::move(*segs);
+  if (auto segs = elf->LoadSegments(); segs.ok())
+    f.segments = std::move(*segs);
   return f;
 }
 
@@ -64,18 +67,23 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
       m.path_missing = true;
     } else {
       m.exec = Verify(recorded_path, id, SymbolSource::kPath);
-      if (!m.exec) m.path_mismatch = true;
+      if (!m.exec)
+        m.path_mismatch = true;
     }
   }
-  if (m.exec && m.exec->has_dwarf) m.debug = m.exec;
+  if (m.exec && m.exec->has_dwarf)
+    m.debug = m.exec;
 
   // 2 and 3. .build-id directories: xx/yyyy.debug is the debug file, xx/yyyy the executable.
   for (const auto& [dir, source] : build_id_dirs_) {
-    if (m.debug && m.exec) break;
-    if (!m.debug) m.debug = Verify(BuildIdDirPath(dir, id, ".debug"), id, source);
+    if (m.debug && m.exec)
+      break;
+    if (!m.debug)
+      m.debug = Verify(BuildIdDirPath(dir, id, ".debug"), id, source);
     if (!m.exec) {
       m.exec = Verify(BuildIdDirPath(dir, id, ""), id, source);
-      if (m.exec && m.exec->has_dwarf && !m.debug) m.debug = m.exec;
+      if (m.exec && m.exec->has_dwarf && !m.debug)
+        m.debug = m.exec;
     }
   }
 

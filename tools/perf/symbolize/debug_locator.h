@@ -53,8 +53,7 @@ class DebugLocator {
 };
 
 // "<dir>/xx/yyyy" for a .build-id directory (the executable link in that layout).
-std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id,
-                           const char* suffix);
+std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id, const char* suffix);
 
 }  // namespace pbid
 

@@ -19,22 +19,28 @@ Result<std::unique_ptr<DebuginfodClient>> DebuginfodClient::Create(const std::st
     }
   }
   const char* env = getenv("DEBUGINFOD_URLS");
-  if (env == nullptr || env[0] == '\0') return c;  // disabled, not an error
+  if (env == nullptr || env[0] == '\0')
+    return c;  // disabled, not an error
   c->urls_ = env;
   c->client_ = debuginfod_begin();
-  if (c->client_ == nullptr) return Error("debuginfod", "debuginfod_begin failed");
+  if (c->client_ == nullptr)
+    return Error("debuginfod", "debuginfod_begin failed");
   return c;
 }
 
 DebuginfodClient::~DebuginfodClient() {
-  if (client_ != nullptr) debuginfod_end(client_);
+  if (client_ != nullptr)
+    debuginfod_end(client_);
 }
 
 std::optional<std::string> DebuginfodClient::Find(const BuildId& id, Kind kind) {
-  if (client_ == nullptr) return std::nullopt;
+  if (client_ == nullptr)
+    return std::nullopt;
   auto key = std::make_pair(id, kind);
-  if (missing_.count(key) != 0) return std::nullopt;
-  if (auto it = found_.find(key); it != found_.end()) return it->second;
+  if (missing_.count(key) != 0)
+    return std::nullopt;
+  if (auto it = found_.find(key); it != found_.end())
+    return it->second;
 
   queries_++;
   char* path = nullptr;

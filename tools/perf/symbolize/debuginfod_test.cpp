@@ -19,12 +19,15 @@ using namespace pbid::testing;  // NOLINT: test helpers
 
 const char* const kFunctions[] = {"spin_alpha", "spin_beta", "spin_outer"};
 
-bool HaveDebuginfod() { return RunCommand("command -v debuginfod").exit_code == 0; }
+bool HaveDebuginfod() {
+  return RunCommand("command -v debuginfod").exit_code == 0;
+}
 
 class DebuginfodTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveDebuginfod()) GTEST_SKIP() << "debuginfod (Debian package debuginfod) not installed";
+    if (!HaveDebuginfod())
+      GTEST_SKIP() << "debuginfod (Debian package debuginfod) not installed";
     ASSERT_FALSE(tmp_.path().empty());
     serve_ = tmp_.path() + "/served";
     ASSERT_TRUE(MakeDirs(serve_));
@@ -60,8 +63,9 @@ class DebuginfodTest : public ::testing::Test {
       const RecordedFunction& f = recorded_.at(fn);
       auto r = s.SymbolizeAddress(id_, recorded_path_, f.start, f.pgoff, f.addr);
       ASSERT_TRUE(r.ok()) << r.error().ToString();
-      ASSERT_EQ(SymbolizeStatus::kOk, r->status) << fn << ": " << SymbolizeStatusName(r->status)
-                                                 << "\nserver log:\n" << server_.log();
+      ASSERT_EQ(SymbolizeStatus::kOk, r->status)
+          << fn << ": " << SymbolizeStatusName(r->status) << "\nserver log:\n"
+          << server_.log();
       EXPECT_EQ(fn, r->frames.back().function);
       EXPECT_EQ(SymbolSource::kDebuginfod, r->source);
       for (const SourceFrame& fr : r->frames) {

@@ -23,13 +23,16 @@ bool InitLibelf() {
 }  // namespace
 
 Result<ElfFile> ElfFile::Open(const std::string& path) {
-  if (!InitLibelf()) return Error("libelf", "elf_version failed: " + std::string(elf_errmsg(-1)));
+  if (!InitLibelf())
+    return Error("libelf", "elf_version failed: " + std::string(elf_errmsg(-1)));
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Sys(path, errno, "open");
+  if (fd < 0)
+    return Error::Sys(path, errno, "open");
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr || elf_kind(elf) != ELF_K_ELF) {
     std::string msg = elf == nullptr ? elf_errmsg(-1) : "not an ELF file";
-    if (elf != nullptr) elf_end(elf);
+    if (elf != nullptr)
+      elf_end(elf);
     close(fd);
     return Error(path, msg);
   }
@@ -51,17 +54,22 @@ ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
   return *this;
 }
 
-ElfFile::~ElfFile() { Close(); }
+ElfFile::~ElfFile() {
+  Close();
+}
 
 void ElfFile::Close() {
-  if (elf_ != nullptr) elf_end(elf_);
-  if (fd_ >= 0) close(fd_);
+  if (elf_ != nullptr)
+    elf_end(elf_);
+  if (fd_ >= 0)
+    close(fd_);
   elf_ = nullptr;
   fd_ = -1;
 }
 
 int ElfFile::ReleaseFd() {
-  if (elf_ != nullptr) elf_end(elf_);
+  if (elf_ != nullptr)
+    elf_end(elf_);
   elf_ = nullptr;
   return std::exchange(fd_, -1);
 }
@@ -69,19 +77,24 @@ int ElfFile::ReleaseFd() {
 Result<std::optional<BuildId>> ElfFile::ReadBuildId() const {
   const void* bits = nullptr;
   ssize_t len = dwelf_elf_gnu_build_id(elf_, &bits);
-  if (len == 0) return std::optional<BuildId>();
-  if (len < 0) return Error(path_, "reading the build-id note: " + std::string(elf_errmsg(-1)));
+  if (len == 0)
+    return std::optional<BuildId>();
+  if (len < 0)
+    return Error(path_, "reading the build-id note: " + std::string(elf_errmsg(-1)));
   auto id = BuildId::FromBytes(bits, static_cast<size_t>(len));
-  if (!id.ok()) return Error(path_, "build-id note: " + id.error().ToString());
+  if (!id.ok())
+    return Error(path_, "build-id note: " + id.error().ToString());
   return std::optional<BuildId>(*id);
 }
 
 bool ElfFile::SectionHasBits(const char* name) const {
   size_t shstrndx;
-  if (elf_getshdrstrndx(elf_, &shstrndx) != 0) return false;
+  if (elf_getshdrstrndx(elf_, &shstrndx) != 0)
+    return false;
   for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
+    if (gelf_getshdr(scn, &shdr) == nullptr)
+      continue;
     const char* sname = elf_strptr(elf_, shstrndx, shdr.sh_name);
     if (sname != nullptr && strcmp(sname, name) == 0) {
       return shdr.sh_type != SHT_NOBITS && shdr.sh_size > 0;
@@ -90,8 +103,12 @@ bool ElfFile::SectionHasBits(const char* name) const {
   return false;
 }
 
-bool ElfFile::HasDwarf() const { return SectionHasBits(".debug_info"); }
-bool ElfFile::HasSymtab() const { return SectionHasBits(".symtab"); }
+bool ElfFile::HasDwarf() const {
+  return SectionHasBits(".debug_info");
+}
+bool ElfFile::HasSymtab() const {
+  return SectionHasBits(".symtab");
+}
 
 Result<std::vector<LoadSegment>> ElfFile::LoadSegments() const {
   size_t phnum;
@@ -100,14 +117,16 @@ Result<std::vector<LoadSegment>> ElfFile::LoadSegments() const {
   }
   // Real objects have a handful of headers; a huge count is a corrupt file, not a workload.
   constexpr size_t kMaxPhdrs = 4096;
-  if (phnum > kMaxPhdrs) return Error(path_, "e_phnum " + std::to_string(phnum) + " too large");
+  if (phnum > kMaxPhdrs)
+    return Error(path_, "e_phnum " + std::to_string(phnum) + " too large");
   std::vector<LoadSegment> segs;
   for (size_t i = 0; i < phnum; i++) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf_, static_cast<int>(i), &ph) == nullptr) {
       return Error(path_, "program header " + std::to_string(i) + ": " + elf_errmsg(-1));
     }
-    if (ph.p_type != PT_LOAD) continue;
+    if (ph.p_type != PT_LOAD)
+      continue;
     segs.push_back({ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz});
   }
   return segs;
@@ -125,9 +144,11 @@ std::optional<uint64_t> FileOffsetToVaddr(const std::vector<LoadSegment>& segmen
 }
 
 bool SegmentsDescribeFile(const std::vector<LoadSegment>& segments) {
-  if (segments.empty()) return false;
+  if (segments.empty())
+    return false;
   for (const LoadSegment& s : segments) {
-    if (s.filesz == 0 && s.memsz != 0) return false;
+    if (s.filesz == 0 && s.memsz != 0)
+      return false;
   }
   return true;
 }

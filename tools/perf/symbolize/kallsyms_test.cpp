@@ -30,11 +30,11 @@ TEST(KallsymsTest, LooksUpTextSymbolsOnly) {
   ASSERT_TRUE(k.ok()) << k.error().ToString();
   ASSERT_TRUE(k->usable());
   EXPECT_EQ(4u, k->size());
-  EXPECT_EQ("helper", k->Lookup(0xffffffff81000150)->name);      // data symbol skipped
+  EXPECT_EQ("helper", k->Lookup(0xffffffff81000150)->name);  // data symbol skipped
   EXPECT_EQ("helper", k->Lookup(0xffffffff810001ff)->name);
   EXPECT_EQ("do_work", k->Lookup(0xffffffff81000200)->name);
   EXPECT_EQ("mymod", k->Lookup(0xffffffffc0000010)->module);
-  EXPECT_FALSE(k->Lookup(0xffffffff80ffffff).has_value());        // below the first symbol
+  EXPECT_FALSE(k->Lookup(0xffffffff80ffffff).has_value());  // below the first symbol
   EXPECT_FALSE(k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize).has_value());
 }
 
@@ -60,10 +60,12 @@ TEST(KallsymsTest, MissingFileIsAnError) {
 }
 
 TEST(KallsymsTest, ProcKallsymsNamesAKnownFunction) {
-  if (geteuid() != 0) GTEST_SKIP() << "/proc/kallsyms shows addresses only to root";
+  if (geteuid() != 0)
+    GTEST_SKIP() << "/proc/kallsyms shows addresses only to root";
   auto k = Kallsyms::Load();
   ASSERT_TRUE(k.ok()) << k.error().ToString();
-  if (!k->usable()) GTEST_SKIP() << "kptr_restrict hides kernel addresses even from root";
+  if (!k->usable())
+    GTEST_SKIP() << "kptr_restrict hides kernel addresses even from root";
   // Find schedule's address independently of the parser (grep), then look it up.
   auto r = testing::RunCommand("grep -m1 -E ' [Tt] schedule$' /proc/kallsyms");
   ASSERT_EQ(0, r.exit_code) << r.output;

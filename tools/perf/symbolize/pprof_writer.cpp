@@ -31,14 +31,16 @@ PprofBuilder::~PprofBuilder() = default;
 
 int64_t PprofBuilder::Str(const std::string& s) {
   auto [it, inserted] = strings_.emplace(s, static_cast<int64_t>(strings_.size()));
-  if (inserted) profile_->add_string_table(s);
+  if (inserted)
+    profile_->add_string_table(s);
   return it->second;
 }
 
 uint64_t PprofBuilder::AddMapping(const PprofMapping& m) {
-  auto key = std::make_tuple(m.memory_start, m.memory_limit, m.file_offset, m.filename,
-                             m.build_id_hex);
-  if (auto it = mappings_.find(key); it != mappings_.end()) return it->second;
+  auto key =
+      std::make_tuple(m.memory_start, m.memory_limit, m.file_offset, m.filename, m.build_id_hex);
+  if (auto it = mappings_.find(key); it != mappings_.end())
+    return it->second;
   uint64_t id = mappings_.size() + 1;
   pp::Mapping* pm = profile_->add_mapping();
   pm->set_id(id);
@@ -53,7 +55,8 @@ uint64_t PprofBuilder::AddMapping(const PprofMapping& m) {
 
 uint64_t PprofBuilder::AddFunction(const SourceFrame& f) {
   auto key = std::make_tuple(f.function, f.linkage_name, f.file, f.function_line);
-  if (auto it = functions_.find(key); it != functions_.end()) return it->second;
+  if (auto it = functions_.find(key); it != functions_.end())
+    return it->second;
   uint64_t id = functions_.size() + 1;
   pp::Function* pf = profile_->add_function();
   pf->set_id(id);
@@ -68,7 +71,8 @@ uint64_t PprofBuilder::AddFunction(const SourceFrame& f) {
 uint64_t PprofBuilder::AddLocation(uint64_t mapping_id, uint64_t address,
                                    const std::vector<SourceFrame>& frames) {
   auto key = std::make_pair(mapping_id, address);
-  if (auto it = locations_.find(key); it != locations_.end()) return it->second;
+  if (auto it = locations_.find(key); it != locations_.end())
+    return it->second;
   uint64_t id = locations_.size() + 1;
   pp::Location* loc = profile_->add_location();
   loc->set_id(id);
@@ -83,9 +87,12 @@ uint64_t PprofBuilder::AddLocation(uint64_t mapping_id, uint64_t address,
   if (!frames.empty() && mapping_id != 0 && mapping_id <= (uint64_t)profile_->mapping_size()) {
     pp::Mapping* pm = profile_->mutable_mapping(static_cast<int>(mapping_id - 1));
     pm->set_has_functions(true);
-    if (!frames.front().file.empty()) pm->set_has_filenames(true);
-    if (frames.front().line != 0) pm->set_has_line_numbers(true);
-    if (frames.size() > 1) pm->set_has_inline_frames(true);
+    if (!frames.front().file.empty())
+      pm->set_has_filenames(true);
+    if (frames.front().line != 0)
+      pm->set_has_line_numbers(true);
+    if (frames.size() > 1)
+      pm->set_has_inline_frames(true);
   }
   locations_.emplace(key, id);
   return id;
@@ -95,13 +102,14 @@ Status PprofBuilder::AddSample(const std::vector<uint64_t>& location_ids,
                                const std::vector<int64_t>& values,
                                const std::vector<std::pair<std::string, int64_t>>& num_labels) {
   if (values.size() != num_values_) {
-    return Error("pprof.sample.value", "got " + std::to_string(values.size()) +
-                                           " values for " + std::to_string(num_values_) +
-                                           " sample types");
+    return Error("pprof.sample.value", "got " + std::to_string(values.size()) + " values for " +
+                                           std::to_string(num_values_) + " sample types");
   }
   pp::Sample* s = profile_->add_sample();
-  for (uint64_t id : location_ids) s->add_location_id(id);
-  for (int64_t v : values) s->add_value(v);
+  for (uint64_t id : location_ids)
+    s->add_location_id(id);
+  for (int64_t v : values)
+    s->add_value(v);
   for (const auto& [key, num] : num_labels) {
     pp::Label* l = s->add_label();
     l->set_key(Str(key));
@@ -125,10 +133,12 @@ void PprofBuilder::SetDefaultSampleType(const std::string& type) {
 
 Status PprofBuilder::WriteGzip(const std::string& path) const {
   std::string bytes;
-  if (!profile_->SerializeToString(&bytes)) return Error("pprof", "serialization failed");
+  if (!profile_->SerializeToString(&bytes))
+    return Error("pprof", "serialization failed");
   std::string tmp = path + ".tmp";
   gzFile gz = gzopen(tmp.c_str(), "wb9");
-  if (gz == nullptr) return Error::Sys(tmp, errno, "open");
+  if (gz == nullptr)
+    return Error::Sys(tmp, errno, "open");
   size_t done = 0;
   while (done < bytes.size()) {
     unsigned chunk = static_cast<unsigned>(std::min<size_t>(bytes.size() - done, 1u << 30));
@@ -156,17 +166,21 @@ Status PprofBuilder::WriteGzip(const std::string& path) const {
 
 Result<std::unique_ptr<pp::Profile>> ReadPprofGzip(const std::string& path) {
   gzFile gz = gzopen(path.c_str(), "rb");
-  if (gz == nullptr) return Error::Sys(path, errno, "open");
+  if (gz == nullptr)
+    return Error::Sys(path, errno, "open");
   std::string bytes;
   char buf[1 << 16];
   int n;
-  while ((n = gzread(gz, buf, sizeof(buf))) > 0) bytes.append(buf, static_cast<size_t>(n));
+  while ((n = gzread(gz, buf, sizeof(buf))) > 0)
+    bytes.append(buf, static_cast<size_t>(n));
   int zerr = Z_OK;
   std::string msg = n < 0 ? gzerror(gz, &zerr) : "";
   gzclose(gz);
-  if (n < 0) return Error(path, bytes.size(), "gzip: " + msg);
+  if (n < 0)
+    return Error(path, bytes.size(), "gzip: " + msg);
   auto p = std::make_unique<pp::Profile>();
-  if (!p->ParseFromString(bytes)) return Error(path, "not a profile.proto message");
+  if (!p->ParseFromString(bytes))
+    return Error(path, "not a profile.proto message");
   return p;
 }
 

@@ -43,8 +43,7 @@ class PprofTest : public ::testing::Test {
     auto s = Symbolizer::Create(o);
     EXPECT_TRUE(s.ok());
     auto id = *BuildId::FromHex(hex_);
-    PprofBuilder b({{"samples", "count"}, {"cpu", "nanoseconds"}}, {"cpu", "nanoseconds"},
-                   1000000);
+    PprofBuilder b({{"samples", "count"}, {"cpu", "nanoseconds"}}, {"cpu", "nanoseconds"}, 1000000);
     const std::pair<const char*, int> counts[] = {
         {"spin_alpha", 50}, {"spin_beta", 30}, {"spin_outer", 20}};
     for (const auto& [fn, n] : counts) {
@@ -57,8 +56,8 @@ class PprofTest : public ::testing::Test {
       uint64_t loc = b.AddLocation(mid, f.addr, r->frames);
       EXPECT_TRUE(b.AddSample({loc}, {n, n * 1000000}, {{"pid", 42}}).ok());
     }
-    uint64_t lib = b.AddMapping({0x7f0000000000, 0x7f0000010000, 0x1000, "/usr/lib/libunknown.so",
-                                 kUnsymbolizedId});
+    uint64_t lib = b.AddMapping(
+        {0x7f0000000000, 0x7f0000010000, 0x1000, "/usr/lib/libunknown.so", kUnsymbolizedId});
     uint64_t raw = b.AddLocation(lib, 0x7f0000000abc, {});
     EXPECT_TRUE(b.AddSample({raw}, {5, 5000000}).ok());
     EXPECT_FALSE(b.AddSample({raw}, {1}).ok()) << "wrong value count must be rejected";
@@ -113,7 +112,8 @@ TEST_F(PprofTest, RoundTripsThroughProtobuf) {
 class GoPprofTest : public PprofTest {
  protected:
   void SetUp() override {
-    if (RunCommand("command -v go").exit_code != 0) GTEST_SKIP() << "go (Debian golang-go) not installed";
+    if (RunCommand("command -v go").exit_code != 0)
+      GTEST_SKIP() << "go (Debian golang-go) not installed";
     PprofTest::SetUp();
   }
   // go tool pprof offline: private HOME/GOCACHE, no symbol server, no binary search path.

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "pbid/perf_data.h"
-#include "pbid/symbolize/report_cmd.h"
 #include "pbid/symbolize/report.h"
+#include "pbid/symbolize/report_cmd.h"
 
 namespace {
 
@@ -73,7 +73,9 @@ const char kHelp[] =
     "    0 success; 1 usage error; 2 the input cannot be read or is corrupt (the message\n"
     "    names the field and the file offset); 3 the output cannot be written.\n";
 
-void Usage(FILE* out) { fputs(kHelp, out); }
+void Usage(FILE* out) {
+  fputs(kHelp, out);
+}
 
 }  // namespace
 
@@ -200,6 +202,7 @@ int pbid_cmd_report(int argc, char** argv) {
     }
     fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
   }
-  if (fflush(stdout) != 0) return kExitOutput;
+  if (fflush(stdout) != 0)
+    return kExitOutput;
   return kExitOk;
 }

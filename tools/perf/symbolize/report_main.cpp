@@ -4,4 +4,6 @@
 // how the perf-buildid CLI dispatches commands.
 int pbid_cmd_report(int argc, char** argv);
 
-int main(int argc, char** argv) { return pbid_cmd_report(argc, argv); }
+int main(int argc, char** argv) {
+  return pbid_cmd_report(argc, argv);
+}

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -46,8 +46,8 @@ class ReportTest : public ::testing::Test {
   }
 
   CommandResult Report(const std::string& args) {
-    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) +
-                          " --debug-root " + Quote(tmp_.path() + "/empty-root") + " " + args,
+    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) + " --debug-root " +
+                          Quote(tmp_.path() + "/empty-root") + " " + args,
                       120);
   }
 
@@ -59,7 +59,8 @@ class ReportTest : public ::testing::Test {
     std::regex row(R"(^\s+[0-9.]+%\s+[0-9]+\s+workload\s+\[\.\] (\S+))");
     while (std::getline(in, line)) {
       std::smatch m;
-      if (std::regex_search(line, m, row)) rows.push_back(m[1]);
+      if (std::regex_search(line, m, row))
+        rows.push_back(m[1]);
     }
     return rows;
   }
@@ -91,7 +92,8 @@ TEST_F(ReportTest, StrippedBinaryWithoutDebugFileHasNoNames) {
 }
 
 TEST_F(ReportTest, DebugDirNamesFunctions) {
-  CommandResult r = Report("--stdio --sort dso,sym --no-debuginfod --debug-dir " + Quote(debug_dir_));
+  CommandResult r =
+      Report("--stdio --sort dso,sym --no-debuginfod --debug-dir " + Quote(debug_dir_));
   ASSERT_EQ(0, r.exit_code) << r.output;
   ExpectNamedInOrder(r);
   EXPECT_NE(std::string::npos, r.output.find("debug-dir 1")) << r.output;
@@ -100,7 +102,8 @@ TEST_F(ReportTest, DebugDirNamesFunctions) {
 }
 
 TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
-  if (RunCommand("command -v debuginfod").exit_code != 0) GTEST_SKIP() << "no debuginfod";
+  if (RunCommand("command -v debuginfod").exit_code != 0)
+    GTEST_SKIP() << "no debuginfod";
   std::string served = tmp_.path() + "/served";
   ASSERT_TRUE(MakeDirs(served));
   ASSERT_TRUE(CopyFile(FixturePath("workload.debug"), served + "/workload.debug", false));
@@ -134,16 +137,16 @@ TEST_F(ReportTest, ReplacedBinaryWithExecutableInDebugDirIsStillNamed) {
 }
 
 TEST_F(ReportTest, PprofOutputReadByGoTool) {
-  if (RunCommand("command -v go").exit_code != 0) GTEST_SKIP() << "go (golang-go) not installed";
+  if (RunCommand("command -v go").exit_code != 0)
+    GTEST_SKIP() << "go (golang-go) not installed";
   std::string pb = tmp_.path() + "/profile.pb.gz";
-  CommandResult r =
-      Report("--no-debuginfod --debug-dir " + Quote(debug_dir_) + " --format pprof -o " + Quote(pb));
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_) +
+                           " --format pprof -o " + Quote(pb));
   ASSERT_EQ(0, r.exit_code) << r.output;
   std::string env = "HOME=" + Quote(tmp_.path()) + " GOCACHE=" + Quote(tmp_.path() + "/gocache") +
-                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") +
-                    " ";
-  CommandResult top =
-      RunCommand(env + "go tool pprof -symbolize=none -top -sample_index=samples " + Quote(pb), 120);
+                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") + " ";
+  CommandResult top = RunCommand(
+      env + "go tool pprof -symbolize=none -top -sample_index=samples " + Quote(pb), 120);
   ASSERT_EQ(0, top.exit_code) << top.output;
   size_t a = top.output.find("spin_alpha"), b = top.output.find("spin_beta");
   ASSERT_NE(std::string::npos, a) << top.output;
@@ -166,7 +169,8 @@ TEST(ReportErrorsTest, BadInputAndUsage) {
   std::ofstream(junk) << "PERFILE2 this is not a perf.data file";
   r = RunCommand(tool + " -i " + Quote(junk));
   EXPECT_EQ(2, r.exit_code) << r.output;
-  EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << "one-line error: " << r.output;
+  EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n'))
+      << "one-line error: " << r.output;
 
   EXPECT_EQ(1, RunCommand(tool + " --sort dso,bogus").exit_code);
   EXPECT_EQ(1, RunCommand(tool + " --format pprof").exit_code);

@@ -56,8 +56,10 @@ const char* SymbolizeStatusName(SymbolizeStatus s) {
 namespace {
 
 std::string Demangle(const char* name) {
-  if (name == nullptr) return "";
-  if (name[0] != '_' || name[1] != 'Z') return name;
+  if (name == nullptr)
+    return "";
+  if (name[0] != '_' || name[1] != 'Z')
+    return name;
   int status = 0;
   char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   if (d == nullptr || status != 0) {
@@ -71,17 +73,21 @@ std::string Demangle(const char* name) {
 
 // libdwfl asks this for the debug file of a module; the path was chosen (and its build ID
 // verified) by DebugLocator, and stored in the module's userdata slot.
-int FindDebuginfo(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*,
-                  const char*, GElf_Word, char** debuginfo_file_name) {
+int FindDebuginfo(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*, const char*,
+                  GElf_Word, char** debuginfo_file_name) {
   const auto* path = static_cast<const std::string*>(*userdata);
-  if (path == nullptr || path->empty()) return -1;
+  if (path == nullptr || path->empty())
+    return -1;
   int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) *debuginfo_file_name = strdup(path->c_str());
+  if (fd >= 0)
+    *debuginfo_file_name = strdup(path->c_str());
   return fd;
 }
 
 // Never called: every module is reported with an open descriptor.
-int FindElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+int FindElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) {
+  return -1;
+}
 
 const Dwfl_Callbacks kCallbacks = {
     FindElf,
@@ -98,11 +104,13 @@ std::string DieName(Dwarf_Die* die, std::string* linkage) {
     link = dwarf_formstring(&attr);
   }
   if (link != nullptr) {
-    if (linkage != nullptr) *linkage = link;
+    if (linkage != nullptr)
+      *linkage = link;
     return Demangle(link);
   }
   const char* name = nullptr;
-  if (dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr) name = dwarf_formstring(&attr);
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr)
+    name = dwarf_formstring(&attr);
   return name != nullptr ? name : "";
 }
 
@@ -128,7 +136,8 @@ struct Symbolizer::Module {
   bool has_lines = false;
 
   ~Module() {
-    if (dwfl != nullptr) dwfl_end(dwfl);
+    if (dwfl != nullptr)
+      dwfl_end(dwfl);
   }
 };
 
@@ -147,7 +156,8 @@ Symbolizer::~Symbolizer() = default;
 Result<std::unique_ptr<Symbolizer>> Symbolizer::Create(const SymbolizerOptions& options) {
   std::unique_ptr<Symbolizer> s(new Symbolizer(options));
   auto loc = DebugLocator::Create(options);
-  if (!loc.ok()) return loc.error();
+  if (!loc.ok())
+    return loc.error();
   s->impl_->locator = std::move(*loc);
   return s;
 }
@@ -156,13 +166,17 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   auto key = std::make_pair(recorded_path, id);
   bool new_path = impl_->seen_paths.insert(key).second;
   auto it = impl_->modules.find(id);
-  if (it != impl_->modules.end() && !new_path) return *it->second;
+  if (it != impl_->modules.end() && !new_path)
+    return *it->second;
 
   // A known module seen under a new path still needs that path checked, for the counters.
   LocatedModule loc = impl_->locator->Locate(id, recorded_path);
-  if (loc.path_mismatch) impl_->path_mismatches++;
-  if (loc.path_missing) impl_->path_missing++;
-  if (it != impl_->modules.end()) return *it->second;
+  if (loc.path_mismatch)
+    impl_->path_mismatches++;
+  if (loc.path_missing)
+    impl_->path_missing++;
+  if (it != impl_->modules.end())
+    return *it->second;
 
   auto m = std::make_unique<Module>();
   Module& mod = *m;
@@ -212,7 +226,8 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   }
   void** userdata = nullptr;
   dwfl_module_info(mod.mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-  if (userdata != nullptr) *userdata = &mod.debug_path;
+  if (userdata != nullptr)
+    *userdata = &mod.debug_path;
   Dwarf_Addr bias;
   mod.has_lines = dwfl_module_getdwarf(mod.mod, &bias) != nullptr;
   return mod;
@@ -259,13 +274,15 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     int n = dwarf_getscopes(cudie, addr - cu_bias, &scopes);
     Dwarf_Files* files = nullptr;
     size_t nfiles = 0;
-    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0) files = nullptr;
+    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
+      files = nullptr;
 
     std::string file;
     int line = 0;
     if (Dwfl_Line* l = dwfl_module_getsrc(mod.mod, addr)) {
       const char* f = dwfl_lineinfo(l, nullptr, &line, nullptr, nullptr, nullptr);
-      if (f != nullptr) file = f;
+      if (f != nullptr)
+        file = f;
     }
     // dwarf_getscopes continues past an inlined instance into the abstract definition's
     // scopes; the caller chain is in the concrete tree, reached with dwarf_getscopes_die.
@@ -283,7 +300,8 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
       fr.function_line = DeclLine(&scopes[i]);
       r.frames.push_back(std::move(fr));
       // Bounded: a cycle in corrupt DWARF must not loop forever.
-      if (tag == DW_TAG_subprogram || r.frames.size() >= 64) break;
+      if (tag == DW_TAG_subprogram || r.frames.size() >= 64)
+        break;
       // The caller's position is the call site recorded on the inlined instance.
       Dwarf_Attribute attr;
       Dwarf_Word v;
@@ -296,7 +314,8 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
       if (files != nullptr && dwarf_attr(&scopes[i], DW_AT_call_file, &attr) != nullptr &&
           dwarf_formudata(&attr, &v) == 0 && v < nfiles) {
         const char* f = dwarf_filesrc(files, v, nullptr, nullptr);
-        if (f != nullptr) file = f;
+        if (f != nullptr)
+          file = f;
       }
       Dwarf_Die inlined = scopes[i];
       free(scopes);
@@ -321,7 +340,8 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     }
     SourceFrame fr;
     fr.function = Demangle(sym_name);
-    if (fr.function != sym_name) fr.linkage_name = sym_name;
+    if (fr.function != sym_name)
+      fr.linkage_name = sym_name;
     r.frames.push_back(std::move(fr));
   }
   r.status = SymbolizeStatus::kOk;
@@ -335,7 +355,8 @@ SymbolSource Symbolizer::SourceOf(const BuildId& id) const {
 
 SymbolizerCoverage Symbolizer::Coverage() const {
   SymbolizerCoverage c;
-  for (const auto& [id, mod] : impl_->modules) c.modules_by_source[mod->source]++;
+  for (const auto& [id, mod] : impl_->modules)
+    c.modules_by_source[mod->source]++;
   c.path_mismatches = impl_->path_mismatches;
   c.path_missing = impl_->path_missing;
   if (const DebuginfodClient* d = impl_->locator->debuginfod()) {

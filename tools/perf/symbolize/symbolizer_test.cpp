@@ -159,7 +159,8 @@ TEST_F(SymbolizerTest, MissingBuildIdIsNotGuessedFromPath) {
   ASSERT_TRUE(CopyFile(FixturePath("workload.full"), recorded_path_, true));
   auto s = Make(Options());
   ASSERT_NE(nullptr, s);
-  auto r = s->SymbolizeOffset(std::nullopt, recorded_path_, recorded_.at("spin_alpha").file_offset());
+  auto r =
+      s->SymbolizeOffset(std::nullopt, recorded_path_, recorded_.at("spin_alpha").file_offset());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(SymbolizeStatus::kNoBuildId, r->status);
   EXPECT_TRUE(r->frames.empty());
@@ -243,7 +244,8 @@ TEST_F(SymbolizerTest, MismatchIsCountedOncePerPathAndId) {
   ASSERT_TRUE(CopyFile(FixturePath("workload_decoy.stripped"), recorded_path_, true));
   auto s = Make(Options());
   ASSERT_NE(nullptr, s);
-  for (int i = 0; i < 5; i++) Lookup(*s, "spin_alpha");
+  for (int i = 0; i < 5; i++)
+    Lookup(*s, "spin_alpha");
   EXPECT_EQ(1, s->Coverage().path_mismatches);
 }
 

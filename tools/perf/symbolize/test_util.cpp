@@ -2,8 +2,8 @@
 #include "test_util.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -13,12 +13,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <thread>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -29,11 +29,13 @@ TempDir::TempDir() {
   std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/pbid-sym-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
-  if (mkdtemp(buf.data()) != nullptr) path_ = buf.data();
+  if (mkdtemp(buf.data()) != nullptr)
+    path_ = buf.data();
 }
 
 TempDir::~TempDir() {
-  if (path_.empty() || getenv("PBID_KEEP_TEMP") != nullptr) return;
+  if (path_.empty() || getenv("PBID_KEEP_TEMP") != nullptr)
+    return;
   std::error_code ec;
   fs::remove_all(path_, ec);
 }
@@ -52,15 +54,18 @@ std::string Quote(const std::string& s) {
 
 CommandResult RunCommand(const std::string& command, int timeout_s) {
   CommandResult r;
-  std::string cmd = "timeout -k 5 " + std::to_string(timeout_s) + " sh -c " + Quote(command) +
-                    " 2>&1";
+  std::string cmd =
+      "timeout -k 5 " + std::to_string(timeout_s) + " sh -c " + Quote(command) + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
+  if (p == nullptr)
+    return r;
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+    r.output.append(buf, n);
   int status = pclose(p);
-  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (status != -1 && WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
   return r;
 }
 
@@ -71,12 +76,15 @@ std::string ReadelfBuildId(const std::string& path) {
   const std::string key = "Build ID: ";
   while (std::getline(in, line)) {
     auto pos = line.find(key);
-    if (pos != std::string::npos) return line.substr(pos + key.size());
+    if (pos != std::string::npos)
+      return line.substr(pos + key.size());
   }
   return "";
 }
 
-std::string FixturePath(const std::string& name) { return std::string(PBID_FIXTURE_DIR) + "/" + name; }
+std::string FixturePath(const std::string& name) {
+  return std::string(PBID_FIXTURE_DIR) + "/" + name;
+}
 
 std::map<std::string, RecordedFunction> RecordWorkload(const std::string& binary) {
   std::map<std::string, RecordedFunction> out;
@@ -84,7 +92,8 @@ std::map<std::string, RecordedFunction> RecordWorkload(const std::string& binary
   std::istringstream in(r.output);
   std::string name;
   RecordedFunction f;
-  while (in >> name >> std::hex >> f.addr >> f.start >> f.end >> f.pgoff) out[name] = f;
+  while (in >> name >> std::hex >> f.addr >> f.start >> f.end >> f.pgoff)
+    out[name] = f;
   return out;
 }
 
@@ -97,7 +106,8 @@ bool MakeDirs(const std::string& path) {
 bool CopyFile(const std::string& from, const std::string& to, bool executable) {
   std::error_code ec;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-  if (ec) return false;
+  if (ec)
+    return false;
   fs::permissions(to, executable ? fs::perms(0755) : fs::perms(0644), ec);
   return !ec;
 }
@@ -105,14 +115,16 @@ bool CopyFile(const std::string& from, const std::string& to, bool executable) {
 std::string InstallInBuildIdDir(const std::string& root, const std::string& hex,
                                 const std::string& file, const char* suffix) {
   std::string dir = root + "/.build-id/" + hex.substr(0, 2);
-  if (!MakeDirs(dir)) return "";
+  if (!MakeDirs(dir))
+    return "";
   std::string dest = dir + "/" + hex.substr(2) + suffix;
   return CopyFile(file, dest, suffix[0] == '\0') ? dest : "";
 }
 
 int FreeTcpPort() {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
+  if (fd < 0)
+    return -1;
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -129,7 +141,8 @@ int FreeTcpPort() {
 
 std::string HttpGet(int port, const std::string& path, int timeout_s) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "";
+  if (fd < 0)
+    return "";
   timeval tv{timeout_s, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -143,7 +156,8 @@ std::string HttpGet(int port, const std::string& path, int timeout_s) {
     if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
       char buf[4096];
       ssize_t n;
-      while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+      while ((n = read(fd, buf, sizeof(buf))) > 0)
+        out.append(buf, static_cast<size_t>(n));
     }
   }
   close(fd);
@@ -158,10 +172,13 @@ long MetricSum(const std::string& page, const std::string& name) {
   std::string line;
   long sum = 0;
   while (std::getline(in, line)) {
-    if (line.compare(0, name.size(), name) != 0) continue;
-    if (line.size() > name.size() && line[name.size()] != '{' && line[name.size()] != ' ') continue;
+    if (line.compare(0, name.size(), name) != 0)
+      continue;
+    if (line.size() > name.size() && line[name.size()] != '{' && line[name.size()] != ' ')
+      continue;
     auto sp = line.rfind(' ');
-    if (sp != std::string::npos) sum += atol(line.c_str() + sp + 1);
+    if (sp != std::string::npos)
+      sum += atol(line.c_str() + sp + 1);
   }
   return sum;
 }
@@ -171,12 +188,14 @@ long MetricSum(const std::string& page, const std::string& name) {
 std::string DebuginfodServer::Start(const std::string& scan_dir, const std::string& work_dir,
                                     int expect_files, int timeout_s) {
   port_ = FreeTcpPort();
-  if (port_ <= 0) return "no free TCP port";
+  if (port_ <= 0)
+    return "no free TCP port";
   log_path_ = work_dir + "/debuginfod.log";
   std::string db = work_dir + "/debuginfod.sqlite";
   std::string port = std::to_string(port_);
   pid_t pid = fork();
-  if (pid < 0) return std::string("fork: ") + strerror(errno);
+  if (pid < 0)
+    return std::string("fork: ") + strerror(errno);
   if (pid == 0) {
     int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (log >= 0) {
@@ -186,8 +205,8 @@ std::string DebuginfodServer::Start(const std::string& scan_dir, const std::stri
     // Without this the server would forward misses to the upstream servers of the host
     // (Debian sets DEBUGINFOD_URLS in /etc/profile.d): the test must not touch the network.
     unsetenv("DEBUGINFOD_URLS");
-    execlp("debuginfod", "debuginfod", "-p", port.c_str(), "-d", db.c_str(), "-F", "-c", "1",
-           "-t", "0", "-g", "0", scan_dir.c_str(), static_cast<char*>(nullptr));
+    execlp("debuginfod", "debuginfod", "-p", port.c_str(), "-d", db.c_str(), "-F", "-c", "1", "-t",
+           "0", "-g", "0", scan_dir.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   pid_ = pid;
@@ -210,7 +229,8 @@ std::string DebuginfodServer::Start(const std::string& scan_dir, const std::stri
 }
 
 void DebuginfodServer::Stop() {
-  if (pid_ <= 0) return;
+  if (pid_ <= 0)
+    return;
   kill(pid_, SIGTERM);
   for (int i = 0; i < 100; i++) {
     if (waitpid(pid_, nullptr, WNOHANG) == pid_) {

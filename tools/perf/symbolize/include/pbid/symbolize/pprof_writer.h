@@ -78,8 +78,7 @@ class PprofBuilder {
   std::unique_ptr<perftools::profiles::Profile> profile_;
   size_t num_values_;
   std::unordered_map<std::string, int64_t> strings_;
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t, std::string, std::string>, uint64_t>
-      mappings_;
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t, std::string, std::string>, uint64_t> mappings_;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> locations_;
   std::map<std::tuple<std::string, std::string, std::string, int>, uint64_t> functions_;
 };

@@ -41,7 +41,7 @@ struct SampleCoverage {
   uint64_t unmapped = 0;       // user ip outside every known mapping
   uint64_t lost = 0;           // PERF_RECORD_LOST(_SAMPLES) totals
   bool kallsyms_used = false;
-  std::string kallsyms_note;   // why kernel symbols are (not) shown
+  std::string kallsyms_note;  // why kernel symbols are (not) shown
 };
 
 class Report {

@@ -31,11 +31,11 @@ namespace pbid {
 
 // Where a module's symbols came from. The coverage summary counts modules by this.
 enum class SymbolSource : uint8_t {
-  kNone = 0,     // nothing usable found
-  kPath,         // the recorded path (its build ID matched)
-  kBuildIdDir,   // <build_id_root>/.build-id
-  kDebugDir,     // a --debug-dir
-  kDebuginfod,   // a debuginfod server
+  kNone = 0,    // nothing usable found
+  kPath,        // the recorded path (its build ID matched)
+  kBuildIdDir,  // <build_id_root>/.build-id
+  kDebugDir,    // a --debug-dir
+  kDebuginfod,  // a debuginfod server
 };
 const char* SymbolSourceName(SymbolSource s);  // "path", ".build-id", "debug-dir", ...
 
@@ -52,20 +52,20 @@ struct SymbolizerOptions {
 // One source-level frame. For an address inside inlined code there are several, innermost
 // first, the last being the real (out-of-line) function.
 struct SourceFrame {
-  std::string function;       // demangled when possible
-  std::string linkage_name;   // mangled name, empty for C
-  std::string file;           // empty without line info
-  int line = 0;               // 0 without line info
-  int function_line = 0;      // DW_AT_decl_line of the function, 0 if unknown
+  std::string function;      // demangled when possible
+  std::string linkage_name;  // mangled name, empty for C
+  std::string file;          // empty without line info
+  int line = 0;              // 0 without line info
+  int function_line = 0;     // DW_AT_decl_line of the function, 0 if unknown
 };
 
 enum class SymbolizeStatus : uint8_t {
-  kOk,                // frames filled
-  kNoBuildId,         // the mapping had no build ID: nothing can be verified, nothing is used
-  kNotFound,          // no file with this build ID anywhere (path mismatched or missing)
-  kNoExecutable,      // only a debug-only file: offsets cannot be translated without the ELF
-  kOffsetNotMapped,   // no PT_LOAD covers the offset
-  kNoSymbol,          // the module was found but no symbol covers the address
+  kOk,               // frames filled
+  kNoBuildId,        // the mapping had no build ID: nothing can be verified, nothing is used
+  kNotFound,         // no file with this build ID anywhere (path mismatched or missing)
+  kNoExecutable,     // only a debug-only file: offsets cannot be translated without the ELF
+  kOffsetNotMapped,  // no PT_LOAD covers the offset
+  kNoSymbol,         // the module was found but no symbol covers the address
 };
 const char* SymbolizeStatusName(SymbolizeStatus s);
 
@@ -81,10 +81,10 @@ struct Symbolization {
 // Per-run counters for the coverage summary. Counted per module (build ID), not per sample.
 struct SymbolizerCoverage {
   std::map<SymbolSource, int> modules_by_source;  // kNone = found nowhere
-  int path_mismatches = 0;        // recorded path holds a file with another build ID
-  int path_missing = 0;           // recorded path does not exist or is unreadable
+  int path_mismatches = 0;  // recorded path holds a file with another build ID
+  int path_missing = 0;     // recorded path does not exist or is unreadable
   int debuginfod_queries = 0;
-  std::string debuginfod_error;   // last server/network error, empty if none
+  std::string debuginfod_error;  // last server/network error, empty if none
 };
 
 class Symbolizer {
