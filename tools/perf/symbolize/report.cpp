@@ -14,9 +14,9 @@
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 #include "pbid/records.h"
+#include "pbid/session.h"
 #include "pbid/symbolize/kallsyms.h"
 #include "pbid/symbolize/pprof_writer.h"
-#include "process_maps.h"
 
 namespace pbid {
 
@@ -56,22 +56,10 @@ PprofValueType EventValueType(const EventAttr& a) {
 }
 
 std::string EventName(const EventAttr& a) {
-  if (!a.name.empty()) return a.name;
+  if (!a.name.empty())
+    return a.name;
   PprofValueType t = EventValueType(a);
   return t.type == "cpu" ? "cpu-clock" : t.type;
-}
-
-// Records synthesized by a recorder (for processes that already ran) carry a zero sample id
-// block: perf and perf-buildid both write them with id 0 and time 0, kernel records never do.
-bool LooksSynthesized(const SampleId& sid, const EventAttr* attr) {
-  if (attr == nullptr || !attr->attr.sample_id_all) return false;
-  const uint64_t id_bits = PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER;
-  if ((attr->attr.sample_type & id_bits) == 0 && (attr->attr.sample_type & PERF_SAMPLE_TIME) == 0) {
-    return false;  // nothing to tell them apart by
-  }
-  bool id_zero = (attr->attr.sample_type & id_bits) == 0 || sid.id == 0;
-  bool time_zero = (attr->attr.sample_type & PERF_SAMPLE_TIME) == 0 || sid.time == 0;
-  return id_zero && time_zero;
 }
 
 struct Frame {
@@ -95,20 +83,20 @@ struct EventTable {
 }  // namespace
 
 struct Report::Impl {
+  const PerfDataReader* reader = nullptr;
   ReportOptions options;
   std::unique_ptr<Symbolizer> symbolizer;
+  std::unique_ptr<Session> session;
   std::optional<Kallsyms> kallsyms;
-  ProcessMaps maps;
-  std::unordered_map<uint32_t, std::string> comms;
-  std::unordered_map<std::string, BuildId> table_ids;  // HEADER_BUILD_ID by filename
+  bool kallsyms_decided = false;
   std::vector<EventTable> events;
   std::unique_ptr<PprofBuilder> pprof;
   std::map<std::pair<BuildId, uint64_t>, Symbolization> sym_cache;
-  uint64_t kernel_mapping = 0;  // pprof mapping id of the kernel, 0 if none seen
 
-  Frame ResolveUser(const MappedFile* m, uint64_t ip, bool leaf);
+  Frame ResolveUser(const Mapping& m, uint64_t ip, bool leaf);
   Frame ResolveKernel(uint64_t ip);
-  Status AddMmap(uint32_t pid, MappedFile mf);
+  void DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip);
+  Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
 };
 
 Result<std::vector<std::string>> ParseSortKeys(const std::string& list) {
@@ -117,56 +105,100 @@ Result<std::vector<std::string>> ParseSortKeys(const std::string& list) {
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
-    std::string key = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string key =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (kKnown.count(key) == 0) {
       return Error("--sort", "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
     }
     keys.push_back(key);
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos)
+      break;
     pos = comma + 1;
   }
   return keys;
 }
 
-Frame Report::Impl::ResolveUser(const MappedFile* m, uint64_t ip, bool leaf) {
+Frame Report::Impl::ResolveUser(const Mapping& m, uint64_t ip, bool leaf) {
   Frame f;
-  f.dso = Basename(m->filename);
-  uint64_t offset = m->FileOffset(ip);
+  f.dso = Basename(m.path);
+  uint64_t offset = ip - m.start + m.pgoff;
   // A caller's address is the return address: the call instruction is just before it.
   uint64_t lookup = leaf || offset == 0 ? offset : offset - 1;
   Symbolization s;
-  if (m->build_id) {
-    auto key = std::make_pair(*m->build_id, lookup);
+  if (m.build_id) {
+    auto key = std::make_pair(*m.build_id, lookup);
     auto it = sym_cache.find(key);
     if (it == sym_cache.end()) {
-      auto r = symbolizer->SymbolizeOffset(m->build_id, m->filename, lookup);
+      auto r = symbolizer->SymbolizeOffset(m.build_id, m.path, lookup);
       // A corrupt debug file must not end the report: the frame stays unsymbolized.
-      if (r.ok()) s = *r;
+      if (r.ok())
+        s = *r;
       it = sym_cache.emplace(key, s).first;
     }
     s = it->second;
   } else {
     s.status = SymbolizeStatus::kNoBuildId;
   }
-  if (s.status == SymbolizeStatus::kOk) {
-    f.sym = "[.] " + s.frames.back().function;
-  } else {
-    f.sym = "[.] " + Hex(offset);
-  }
+  f.sym = "[.] " + (s.status == SymbolizeStatus::kOk ? s.frames.back().function : Hex(offset));
   if (pprof) {
-    uint64_t mid = pprof->AddMapping({m->start, m->end(), m->pgoff, m->filename,
-                                      m->build_id ? m->build_id->ToHex() : ""});
-    f.location = pprof->AddLocation(mid, ip, s.status == SymbolizeStatus::kOk
-                                                 ? s.frames
-                                                 : std::vector<SourceFrame>{});
+    uint64_t mid =
+        pprof->AddMapping({m.start, m.end, m.pgoff, m.path, m.build_id ? m.build_id->ToHex() : ""});
+    f.location = pprof->AddLocation(
+        mid, ip, s.status == SymbolizeStatus::kOk ? s.frames : std::vector<SourceFrame>{});
   }
   return f;
+}
+
+// Kernel symbols are only trusted for the kernel that was recorded: the same build ID, or,
+// when the file has none, the same release. Decided at the first kernel sample, when the
+// kernel's mapping (and its build ID) is known.
+void Report::Impl::DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip) {
+  kallsyms_decided = true;
+  std::optional<BuildId> recorded;
+  if (const Mapping* km = session->Find(-1, kernel_ip, true); km != nullptr && km->build_id) {
+    recorded = km->build_id;
+  } else if (reader->features().build_ids) {
+    for (const BuildIdEntry& e : *reader->features().build_ids) {
+      if (e.filename == "[kernel.kallsyms]")
+        recorded = e.build_id;
+    }
+  }
+  auto ks = Kallsyms::Load(options.kallsyms_path);
+  if (!ks.ok()) {
+    cov.kallsyms_note = "kallsyms unreadable (" + ks.error().ToString() + ")";
+    return;
+  }
+  if (!ks->usable()) {
+    cov.kallsyms_note = "kallsyms addresses hidden (kptr_restrict; run as root)";
+    return;
+  }
+  bool same = false;
+  if (recorded) {
+    auto running = KernelBuildId();
+    same = running.ok() && running->has_value() && **running == *recorded;
+    cov.kallsyms_note = same ? "kallsyms of the running kernel (build ID matches)"
+                             : "recorded kernel build ID differs from the running kernel";
+  } else if (reader->features().osrelease) {
+    utsname u;
+    same = uname(&u) == 0 && *reader->features().osrelease == u.release;
+    cov.kallsyms_note =
+        same ? "kallsyms of the running kernel (same release; no kernel build "
+               "ID recorded)"
+             : "recorded on another kernel release (" + *reader->features().osrelease + ")";
+  } else {
+    cov.kallsyms_note = "no kernel build ID or release recorded: kallsyms not used";
+  }
+  if (same) {
+    kallsyms = std::move(*ks);
+    cov.kallsyms_used = true;
+  }
 }
 
 Frame Report::Impl::ResolveKernel(uint64_t ip) {
   Frame f;
   std::optional<Kallsyms::Symbol> sym;
-  if (kallsyms) sym = kallsyms->Lookup(ip);
+  if (kallsyms)
+    sym = kallsyms->Lookup(ip);
   if (sym) {
     f.dso = sym->module.empty() ? "[kernel.kallsyms]" : "[" + sym->module + "]";
     f.sym = "[k] " + sym->name;
@@ -177,16 +209,123 @@ Frame Report::Impl::ResolveKernel(uint64_t ip) {
   }
   if (pprof) {
     std::vector<SourceFrame> frames;
-    if (sym) frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
-    const MappedFile* km = maps.Find(ProcessMaps::kKernelPid, ip);
+    if (sym)
+      frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
     uint64_t mid = 0;
-    if (km != nullptr) {
-      mid = pprof->AddMapping({km->start, km->end(), km->pgoff, km->filename,
-                               km->build_id ? km->build_id->ToHex() : ""});
+    if (const Mapping* km = session->Find(-1, ip, true)) {
+      mid = pprof->AddMapping(
+          {km->start, km->end, km->pgoff, km->path, km->build_id ? km->build_id->ToHex() : ""});
     }
     f.location = pprof->AddLocation(mid, ip, frames);
   }
   return f;
+}
+
+Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
+  const SampleRecord& s = ctx.sample;
+  const EventAttr* attr = &ctx.attr;
+  const std::vector<EventAttr>& attrs = reader->attrs();
+  size_t ev = static_cast<size_t>(attr - attrs.data());
+  if (ev >= events.size())
+    ev = 0;  // defensive: the attr always comes from the reader
+  uint64_t period = (attr->attr.sample_type & PERF_SAMPLE_PERIOD) ? s.period
+                    : attr->attr.freq                             ? 1
+                                                                  : attr->attr.sample_period;
+  const int32_t pid = static_cast<int32_t>(s.sample_id.pid);
+  const bool kernel_mode =
+      s.cpumode == PERF_RECORD_MISC_KERNEL || s.cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+
+  // The frames, leaf first. With a callchain its context markers say which space the
+  // following addresses are in; without one, the sample ip alone.
+  std::vector<std::pair<uint64_t, bool>> ips;  // (address, kernel)
+  if (s.callchain.size() > 0) {
+    bool in_kernel = kernel_mode;
+    for (uint64_t i = 0; i < s.callchain.size() && ips.size() < kMaxFrames; i++) {
+      uint64_t a = s.callchain[i];
+      if (a >= kContextMax) {
+        if (a == kPerfContextKernel)
+          in_kernel = true;
+        if (a == kPerfContextUser)
+          in_kernel = false;
+        continue;
+      }
+      ips.emplace_back(a, in_kernel);
+    }
+  }
+  if (ips.empty())
+    ips.emplace_back(s.ip, kernel_mode);
+
+  std::vector<uint64_t> locs;
+  Frame leaf;
+  for (size_t i = 0; i < ips.size(); i++) {
+    auto [a, k] = ips[i];
+    Frame f;
+    if (k) {
+      if (!kallsyms_decided)
+        DecideKallsyms(cov, a);
+      f = ResolveKernel(a);
+    } else if (const Mapping* m = i == 0 ? ctx.mapping : session->Find(pid, a, false)) {
+      f = ResolveUser(*m, a, i == 0);
+    } else {
+      f.dso = "[unknown]";
+      f.sym = "[.] " + Hex(a);
+      if (pprof)
+        f.location = pprof->AddLocation(0, a, {});
+    }
+    if (i == 0)
+      leaf = f;
+    if (pprof)
+      locs.push_back(f.location);
+  }
+
+  // Coverage is about the leaf: the mapping that got the sample.
+  cov.total++;
+  if (ips.front().second) {
+    cov.kernel++;
+  } else if (ctx.mapping != nullptr) {
+    switch (ctx.mapping->source) {
+      case BuildIdSource::kKernelRecord:
+        cov.kernel_record++;
+        break;
+      case BuildIdSource::kSynthesized:
+        cov.synthesized++;
+        break;
+      case BuildIdSource::kFile:
+        cov.file++;
+        break;
+      case BuildIdSource::kNone:
+        cov.none++;
+        break;
+    }
+  } else {
+    cov.unmapped++;
+  }
+
+  EventTable& t = events[ev];
+  std::vector<std::string> key;
+  for (const std::string& k : options.sort_keys) {
+    if (k == "dso")
+      key.push_back(leaf.dso);
+    if (k == "sym")
+      key.push_back(leaf.sym);
+    if (k == "pid")
+      key.push_back(std::to_string(pid) + ":" + session->CommOf(pid));
+    if (k == "comm")
+      key.push_back(session->CommOf(pid));
+  }
+  Row& row = t.rows[key];
+  row.samples++;
+  row.period += period;
+  t.samples++;
+  t.period += period;
+
+  if (pprof) {
+    std::vector<int64_t> values(attrs.size() + 1, 0);
+    values[0] = 1;
+    values[ev + 1] = static_cast<int64_t>(period);
+    return pprof->AddSample(locs, values, {{"pid", pid}, {"tid", s.sample_id.tid}});
+  }
+  return Ok();
 }
 
 Report::~Report() = default;
@@ -196,30 +335,25 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   std::unique_ptr<Report> rep(new Report());
   rep->impl_ = std::make_unique<Impl>();
   Impl& im = *rep->impl_;
+  im.reader = &reader;
   im.options = options;
   auto sym = Symbolizer::Create(options.symbolizer);
-  if (!sym.ok()) return sym.error();
+  if (!sym.ok())
+    return sym.error();
   im.symbolizer = std::move(*sym);
-
-  // Build IDs the recorder (or perf) put into the HEADER_BUILD_ID table, by file name.
-  std::optional<BuildId> recorded_kernel_id;
-  if (reader.features().build_ids) {
-    for (const BuildIdEntry& e : *reader.features().build_ids) {
-      im.table_ids.emplace(e.filename, e.build_id);
-      if ((e.misc & kMiscCpumodeMask) == PERF_RECORD_MISC_KERNEL &&
-          e.filename == "[kernel.kallsyms]") {
-        recorded_kernel_id = e.build_id;
-      }
-    }
-  }
-
+  im.session = std::make_unique<Session>(reader);
   SampleCoverage& cov = rep->coverage_;
+  cov.kallsyms_note = "no kernel samples";
+
   const std::vector<EventAttr>& attrs = reader.attrs();
-  if (attrs.empty()) return Error("attrs", "perf.data has no events");
-  for (const EventAttr& a : attrs) im.events.push_back(EventTable{EventName(a), 0, 0, {}});
+  if (attrs.empty())
+    return Error("attrs", "perf.data has no events");
+  for (const EventAttr& a : attrs)
+    im.events.push_back(EventTable{EventName(a), 0, 0, {}});
   if (options.want_pprof) {
     std::vector<PprofValueType> types = {{"samples", "count"}};
-    for (const EventAttr& a : attrs) types.push_back(EventValueType(a));
+    for (const EventAttr& a : attrs)
+      types.push_back(EventValueType(a));
     const EventAttr& first = attrs.front();
     int64_t period = 0;
     if (!first.attr.freq) {
@@ -232,230 +366,24 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof->AddComment("perf-buildid report");
   }
 
-  // perf.data holds each CPU's buffer in turn, so a sample can precede, in the file, the MMAP2
-  // of its mapping recorded on another CPU. Process records in time order, as perf does;
-  // records without a time (synthesized, or no PERF_SAMPLE_TIME) keep their file order first.
-  std::vector<std::pair<uint64_t, RecordView>> ordered;
-  ordered.reserve(reader.record_count());
-  for (const RecordView& rv : reader.records()) {
-    const EventAttr* attr = reader.AttrForRecord(rv);
-    uint64_t t = 0;
-    if (attr != nullptr && (attr->attr.sample_type & PERF_SAMPLE_TIME) != 0) {
-      if (rv.header.type == PERF_RECORD_SAMPLE) {
-        auto s = ParseSample(rv, *attr);
-        if (!s.ok()) return s.error();
-        t = s->sample_id.time;
-      } else if (rv.header.type < PERF_RECORD_MAX && attr->attr.sample_id_all) {
-        auto sid = ParseSampleId(rv, attr);
-        if (sid.ok()) t = sid->time;
-      }
-    }
-    if (rv.header.type == PERF_RECORD_MMAP2 && !recorded_kernel_id) {
-      auto m = ParseMmap2(rv, attr);
-      if (m.ok() && m->has_build_id && m->pid == ProcessMaps::kKernelPid &&
-          m->filename.substr(0, 17) == "[kernel.kallsyms]") {
-        recorded_kernel_id = m->build_id;
-      }
-    }
-    ordered.emplace_back(t, rv);
-  }
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-
-  // Kernel symbols are only trusted for the kernel that was recorded: the same build ID, or,
-  // when the file has none, the same release string.
-  auto ks = Kallsyms::Load(options.kallsyms_path);
-  if (!ks.ok()) {
-    cov.kallsyms_note = "kallsyms unreadable (" + ks.error().ToString() + ")";
-  } else if (!ks->usable()) {
-    cov.kallsyms_note = "kallsyms addresses hidden (kptr_restrict; run as root)";
-  } else {
-    auto running = KernelBuildId();
-    bool same = false;
-    if (recorded_kernel_id) {
-      same = running.ok() && running->has_value() && **running == *recorded_kernel_id;
-      cov.kallsyms_note = same ? "kallsyms of the running kernel (build ID matches)"
-                               : "recorded kernel build ID differs from the running kernel";
-    } else if (reader.features().osrelease) {
-      utsname u;
-      same = uname(&u) == 0 && *reader.features().osrelease == u.release;
-      cov.kallsyms_note = same ? "kallsyms of the running kernel (same release, no kernel build ID recorded)"
-                               : "recorded on another kernel release (" +
-                                     *reader.features().osrelease + ")";
-    } else {
-      cov.kallsyms_note = "no kernel build ID or release recorded: kallsyms not used";
-    }
-    if (same) {
-      im.kallsyms = std::move(*ks);
-      cov.kallsyms_used = true;
-    }
-  }
-
-
   uint64_t first_time = 0, last_time = 0;
-  for (const auto& [time, rv] : ordered) {
-    const EventAttr* attr = reader.AttrForRecord(rv);
-    switch (rv.header.type) {
-      case PERF_RECORD_MMAP: {
-        auto r = ParseMmap(rv, attr);
-        if (!r.ok()) return r.error();
-        MappedFile mf{r->start, r->len, r->pgoff, 0, std::string(r->filename), std::nullopt,
-                      BuildIdSource::kNone};
-        if (auto it = im.table_ids.find(mf.filename); it != im.table_ids.end()) {
-          mf.build_id = it->second;
-          mf.source = BuildIdSource::kFile;
-        }
-        im.maps.Add(r->pid, mf);
-        break;
-      }
-      case PERF_RECORD_MMAP2: {
-        auto r = ParseMmap2(rv, attr);
-        if (!r.ok()) return r.error();
-        MappedFile mf{r->start, r->len, r->pgoff, r->prot, std::string(r->filename),
-                      std::nullopt, BuildIdSource::kNone};
-        if (r->has_build_id) {
-          mf.build_id = r->build_id;
-          mf.source = LooksSynthesized(r->sample_id, attr) ? BuildIdSource::kSynthesized
-                                                           : BuildIdSource::kKernelRecord;
-        } else if (auto it = im.table_ids.find(mf.filename); it != im.table_ids.end()) {
-          mf.build_id = it->second;
-          mf.source = BuildIdSource::kFile;
-        }
-        im.maps.Add(r->pid, mf);
-        break;
-      }
-      case PERF_RECORD_COMM: {
-        auto r = ParseComm(rv, attr);
-        if (!r.ok()) return r.error();
-        im.comms[r->pid] = std::string(r->comm);
-        break;
-      }
-      case PERF_RECORD_FORK: {
-        auto r = ParseTask(rv, attr);
-        if (!r.ok()) return r.error();
-        im.maps.Fork(r->ppid, r->pid);
-        if (im.comms.count(r->pid) == 0 && im.comms.count(r->ppid) != 0) {
-          im.comms[r->pid] = im.comms[r->ppid];
-        }
-        break;
-      }
-      case PERF_RECORD_LOST: {
-        auto r = ParseLost(rv, attr);
-        if (!r.ok()) return r.error();
-        cov.lost += r->lost;
-        break;
-      }
-      case PERF_RECORD_LOST_SAMPLES: {
-        auto r = ParseLostSamples(rv, attr);
-        if (!r.ok()) return r.error();
-        cov.lost += r->lost;
-        break;
-      }
-      case kRecordHeaderBuildId: {  // pipe mode carries the table in the stream
-        auto r = ParseHeaderBuildId(rv);
-        if (!r.ok()) return r.error();
-        im.table_ids.emplace(std::string(r->filename), r->build_id);
-        break;
-      }
-      case PERF_RECORD_SAMPLE: {
-        if (attr == nullptr) return Error("sample", rv.offset, "sample of an unknown event");
-        auto r = ParseSample(rv, *attr);
-        if (!r.ok()) return r.error();
-        const SampleRecord& s = *r;
-        size_t ev = static_cast<size_t>(attr - attrs.data());
-        uint64_t period = (attr->attr.sample_type & PERF_SAMPLE_PERIOD) ? s.period
-                          : attr->attr.freq                            ? 1
-                                                                       : attr->attr.sample_period;
-        if (s.sample_id.time != 0) {
-          if (first_time == 0 || s.sample_id.time < first_time) first_time = s.sample_id.time;
-          last_time = std::max(last_time, s.sample_id.time);
-        }
-        const uint32_t pid = s.sample_id.pid;
-        const bool kernel_mode = s.cpumode == PERF_RECORD_MISC_KERNEL;
-
-        // The frames: leaf first. With a callchain its context markers say which space the
-        // following addresses are in; without one, the sample ip alone.
-        std::vector<std::pair<uint64_t, bool>> ips;  // (address, kernel)
-        if (s.callchain.size() > 0) {
-          bool in_kernel = kernel_mode;
-          for (uint64_t i = 0; i < s.callchain.size() && ips.size() < kMaxFrames; i++) {
-            uint64_t a = s.callchain[i];
-            if (a >= kContextMax) {
-              if (a == kPerfContextKernel) in_kernel = true;
-              else if (a == kPerfContextUser) in_kernel = false;
-              continue;
-            }
-            ips.emplace_back(a, in_kernel);
-          }
-        }
-        if (ips.empty()) ips.emplace_back(s.ip, kernel_mode);
-
-        std::vector<uint64_t> locs;
-        Frame leaf;
-        for (size_t i = 0; i < ips.size(); i++) {
-          auto [a, k] = ips[i];
-          Frame f;
-          if (k) {
-            f = im.ResolveKernel(a);
-          } else if (const MappedFile* m = im.maps.Find(pid, a)) {
-            f = im.ResolveUser(m, a, i == 0);
-          } else {
-            f.dso = "[unknown]";
-            f.sym = "[.] " + Hex(a);
-            if (im.pprof) f.location = im.pprof->AddLocation(0, a, {});
-          }
-          if (i == 0) leaf = f;
-          if (im.pprof) locs.push_back(f.location);
-        }
-
-        // Coverage is about the leaf: the mapping that got the sample.
-        cov.total++;
-        if (ips.front().second) {
-          cov.kernel++;
-        } else if (const MappedFile* m = im.maps.Find(pid, ips.front().first)) {
-          switch (m->source) {
-            case BuildIdSource::kKernelRecord: cov.kernel_record++; break;
-            case BuildIdSource::kSynthesized: cov.synthesized++; break;
-            case BuildIdSource::kFile: cov.file++; break;
-            case BuildIdSource::kNone: cov.none++; break;
-          }
-        } else {
-          cov.unmapped++;
-        }
-
-        EventTable& t = im.events[ev];
-        std::vector<std::string> key;
-        for (const std::string& k : options.sort_keys) {
-          if (k == "dso") key.push_back(leaf.dso);
-          else if (k == "sym") key.push_back(leaf.sym);
-          else if (k == "pid") {
-            auto c = im.comms.find(pid);
-            key.push_back(std::to_string(pid) + ":" + (c == im.comms.end() ? "" : c->second));
-          } else if (k == "comm") {
-            auto c = im.comms.find(pid);
-            key.push_back(c == im.comms.end() ? std::to_string(pid) : c->second);
-          }
-        }
-        Row& row = t.rows[key];
-        row.samples++;
-        row.period += period;
-        t.samples++;
-        t.period += period;
-
-        if (im.pprof) {
-          std::vector<int64_t> values(attrs.size() + 1, 0);
-          values[0] = 1;
-          values[ev + 1] = static_cast<int64_t>(period);
-          Status st = im.pprof->AddSample(locs, values,
-                                          {{"pid", pid}, {"tid", s.sample_id.tid}});
-          if (!st.ok()) return st.error();
-        }
-        break;
-      }
-      default:
-        break;
+  Status failed = Ok();
+  Status st = im.session->Process([&](const SampleContext& ctx) {
+    if (!failed.ok())
+      return;
+    uint64_t t = ctx.sample.sample_id.time;
+    if (t != 0) {
+      if (first_time == 0 || t < first_time)
+        first_time = t;
+      last_time = std::max(last_time, t);
     }
-  }
+    failed = im.OnSample(ctx, cov);
+  });
+  if (!st.ok())
+    return st.error();
+  if (!failed.ok())
+    return failed.error();
+  cov.lost = im.session->stats().lost + im.session->stats().lost_samples;
   if (im.pprof && last_time > first_time) {
     im.pprof->SetTime(0, static_cast<int64_t>(last_time - first_time));
   }
@@ -469,30 +397,36 @@ void Report::PrintTable(FILE* out) const {
       {"dso", "Shared Object"}, {"sym", "Symbol"}, {"pid", "Pid:Command"}, {"comm", "Command"}};
   fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", coverage_.lost);
   for (const EventTable& t : im.events) {
-    if (t.samples == 0 && im.events.size() > 1) continue;
+    if (t.samples == 0 && im.events.size() > 1)
+      continue;
     fprintf(out, "# Samples: %" PRIu64 "  of event '%s'\n", t.samples, t.name.c_str());
     fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", t.period);
 
     std::vector<size_t> widths;
-    for (const std::string& k : im.options.sort_keys) widths.push_back(kTitles.at(k).size());
+    for (const std::string& k : im.options.sort_keys)
+      widths.push_back(kTitles.at(k).size());
     std::vector<std::pair<const std::vector<std::string>*, const Row*>> rows;
     for (const auto& [key, row] : t.rows) {
       rows.emplace_back(&key, &row);
-      for (size_t i = 0; i < key.size(); i++) widths[i] = std::max(widths[i], key[i].size());
+      for (size_t i = 0; i < key.size(); i++)
+        widths[i] = std::max(widths[i], key[i].size());
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.second->period > b.second->period;
     });
     fprintf(out, "# Overhead  Samples");
     for (size_t i = 0; i < widths.size(); i++) {
-      fprintf(out, "  %-*s", static_cast<int>(widths[i]), kTitles.at(im.options.sort_keys[i]).c_str());
+      fprintf(out, "  %-*s", static_cast<int>(widths[i]),
+              kTitles.at(im.options.sort_keys[i]).c_str());
     }
     fprintf(out, "\n# ........  .......");
-    for (size_t w : widths) fprintf(out, "  %s", std::string(w, '.').c_str());
+    for (size_t w : widths)
+      fprintf(out, "  %s", std::string(w, '.').c_str());
     fprintf(out, "\n#\n");
     for (const auto& [key, row] : rows) {
-      double pct = t.period == 0 ? 0.0 : 100.0 * static_cast<double>(row->period) /
-                                             static_cast<double>(t.period);
+      double pct = t.period == 0
+                       ? 0.0
+                       : 100.0 * static_cast<double>(row->period) / static_cast<double>(t.period);
       fprintf(out, "  %7.2f%%  %7" PRIu64, pct, row->samples);
       for (size_t i = 0; i < key->size(); i++) {
         bool last = i + 1 == key->size();
@@ -532,11 +466,11 @@ void Report::PrintCoverage(FILE* out) const {
     auto it = s.modules_by_source.find(src);
     return it == s.modules_by_source.end() ? 0 : it->second;
   };
-  fprintf(out, "#\n# Symbols by build ID (modules): path %d, .build-id dir %d, debug-dir %d, "
-               "debuginfod %d, not found %d\n",
-          mods(SymbolSource::kPath), mods(SymbolSource::kBuildIdDir),
-          mods(SymbolSource::kDebugDir), mods(SymbolSource::kDebuginfod),
-          mods(SymbolSource::kNone));
+  fprintf(out,
+          "#\n# Symbols by build ID (modules): path %d, .build-id dir %d, debug-dir %d, "
+          "debuginfod %d, not found %d\n",
+          mods(SymbolSource::kPath), mods(SymbolSource::kBuildIdDir), mods(SymbolSource::kDebugDir),
+          mods(SymbolSource::kDebuginfod), mods(SymbolSource::kNone));
   fprintf(out, "#   recorded path with another build ID (mismatch, not used): %d\n",
           s.path_mismatches);
   fprintf(out, "#   recorded path missing: %d\n", s.path_missing);
@@ -545,7 +479,8 @@ void Report::PrintCoverage(FILE* out) const {
 }
 
 Status Report::WritePprof(const std::string& path) const {
-  if (!impl_->pprof) return Error("--format pprof", "report was built without pprof output");
+  if (!impl_->pprof)
+    return Error("--format pprof", "report was built without pprof output");
   return impl_->pprof->WriteGzip(path);
 }
 
