@@ -35,9 +35,12 @@ vm-test: deps
 series-check: deps
 	@$(LAB)/../../kernel/scripts/series-check.sh
 
+# ccache with the clone as base dir: a second clone compiles nothing twice.
+CCACHE_ENV := CCACHE_DIR=$(HOME)/.cache/buildid-mmap/ccache CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true
 perf-buildid: deps
-	@cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(BUILD)/perf -j2
+	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+	@$(CCACHE_ENV) cmake --build $(BUILD)/perf -j2
 
 unit-test: perf-buildid
 	@ctest --test-dir $(BUILD)/perf --output-on-failure

@@ -29,9 +29,16 @@ step() {
 step "perf-buildid unit and interop tests" make --no-print-directory unit-test
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
-for k in 5.10-buildid 5.10 6.12; do
+for k in 5.10-buildid 5.10 6.12 5.10-buildid-kasan; do
 	step "vm-test $k" make --no-print-directory vm-test KERNEL=$k
 done
+# The same tests must give the same verdicts on the backport and on upstream.
+same_verdicts() {
+	local a=build/selftests/5.10-buildid/verdicts.txt b=build/selftests/6.12/verdicts.txt
+	[ -s "$a" ] && [ -s "$b" ] || { echo "no verdicts to compare" >&2; return 1; }
+	diff -u "$b" "$a" >&2 && echo "identical verdicts: $(wc -l <"$a") test cases"
+}
+step "selftest verdicts: 5.10-buildid equals 6.12" same_verdicts
 if [ -x tools/perf/tests/vm-interop.sh ]; then
 	for k in 5.10-buildid 5.10; do
 		step "perf-buildid in the VM on $k" tools/perf/tests/vm-interop.sh $k

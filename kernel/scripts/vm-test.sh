@@ -47,6 +47,13 @@ set +e
 vrc=$?
 set -e
 
+# Per-test verdicts, "<program> <verdict> <test>", for comparing kernels (check.sh compares
+# 5.10-buildid with 6.12).
+awk '/^# selftests: perf_events: /{prog=$4}
+	/^not ok [0-9]+ /{ $1=$2=$3=""; print prog, "FAIL", substr($0, 4); next }
+	/^ok [0-9]+ .*# SKIP/{ sub(/^ok [0-9]+ /, ""); print prog, "SKIP", $0; next }
+	/^ok [0-9]+ /{ $1=$2=""; print prog, "PASS", substr($0, 3) }' "$out/console.log" \
+	>"$out/verdicts.txt"
 pass=$(grep -cE '^ok [0-9]+ ' "$out/console.log" | tr -d ' ' || true)
 skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out/console.log" || true)
 fail=$(grep -cE '^not ok [0-9]+ ' "$out/console.log" || true)
