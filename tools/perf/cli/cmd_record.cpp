@@ -577,7 +577,6 @@ int Recorder::Run() {
   std::vector<pid_t> targets, synth;
   if (opt_.all_cpus) {
     targets.push_back(-1);
-    synth = ListDir("/proc");
   } else if (opt_.pid > 0) {
     targets = ListDir("/proc/" + std::to_string(opt_.pid) + "/task");
     if (targets.empty()) {
@@ -619,6 +618,9 @@ int Recorder::Run() {
   }
   writer_ = std::move(*w);
 
+  // Listed only now that the events are open: a process started earlier shows up here, a
+  // later one in the kernel's records.
+  if (opt_.all_cpus) synth = ListDir("/proc");
   SynthesizeKernel();
   Status s = Synthesize(synth);
   if (s.ok()) s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));

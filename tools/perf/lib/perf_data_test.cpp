@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf.data writer -> reader round trips, the other byte order, and corrupt input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "../lib/byte_io.h"
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+#include "pbid/session.h"
+
+namespace pbid {
+namespace {
+
+EventAttr Attr(std::vector<uint64_t> ids, bool build_id = true) {
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.type = PERF_TYPE_SOFTWARE;
+  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  a.attr.sample_id_all = 1;
+  a.attr.mmap = 1;
+  a.attr.mmap2 = 1;
+  a.attr.build_id = build_id;
+  a.attr.freq = 1;
+  a.attr.sample_freq = 999;
+  a.ids = std::move(ids);
+  a.name = "cpu-clock";
+  return a;
+}
+
+std::string TempPath(const char* name) {
+  return std::string(::testing::TempDir()) + "/pbid-" + std::to_string(getpid()) + "-" + name;
+}
+
+std::vector<uint8_t> ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+const BuildId kLibId = *BuildId::FromHex("1111111111111111111111111111111111111111");
+const BuildId kExeId = *BuildId::FromHex("22222222222222222222222222222222");
+
+// A small but complete recording: synthesized + kernel MMAP2s, a leaked-bit record from an
+// event without build ids, a fallback id record, samples, fork and lost records.
+std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool swap) {
+  std::vector<RecordBytes> out;
+  auto sid = [](uint32_t pid, uint64_t time, uint64_t id) {
+    SampleId s;
+    s.pid = pid;
+    s.tid = pid;
+    s.time = time;
+    s.id = id;
+    return s;
+  };
+  Mmap2Record exe;
+  exe.pid = exe.tid = 10;
+  exe.start = 0x400000;
+  exe.len = 0x1000;
+  exe.prot = 5;
+  exe.filename = "/bin/exe";
+  exe.has_build_id = true;
+  exe.build_id = kExeId;
+  exe.sample_id = sid(10, 0, a.ids[0]);
+  out.push_back(BuildMmap2(exe, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(BuildEmptyRecord(kRecordFinishedInit, swap));
+  CommRecord c;
+  c.pid = c.tid = 10;
+  c.comm = "exe";
+  c.sample_id = sid(10, 5, a.ids[0]);
+  out.push_back(BuildComm(c, &a, swap));
+  Mmap2Record lib = exe;
+  lib.start = 0x7f0000000000;
+  lib.len = 0x2000;
+  lib.filename = "/lib/libx.so";
+  lib.build_id = kLibId;
+  lib.sample_id = sid(10, 10, a.ids[0]);
+  out.push_back(BuildMmap2(lib, PERF_RECORD_MISC_USER, &a, swap));
+  // Event b has no attr.build_id; the kernel leaked the misc bit onto its record.
+  Mmap2Record leak;
+  leak.pid = leak.tid = 10;
+  leak.start = 0x7f1000000000;
+  leak.len = 0x1000;
+  leak.filename = "/lib/leaky.so";
+  leak.maj = 8;
+  leak.ino = 99;
+  leak.sample_id = sid(10, 11, b.ids[0]);
+  RecordBytes lb = BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
+  uint16_t misc = PERF_RECORD_MISC_USER | kMiscMmapBuildId;
+  if (swap) misc = internal::Swap16(misc);
+  memcpy(lb.data() + 4, &misc, 2);
+  out.push_back(lb);
+  // A mapping without a kernel id, followed by the id the recorder read from the file.
+  Mmap2Record fb = leak;
+  fb.start = 0x7f2000000000;
+  fb.filename = "/lib/fallback.so";
+  fb.sample_id = sid(10, 12, a.ids[0]);
+  out.push_back(BuildMmap2(fb, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, kLibId, "/lib/fallback.so", swap));
+  TaskRecord f;
+  f.pid = f.tid = 11;
+  f.ppid = f.ptid = 10;
+  f.time = 15;
+  f.sample_id = sid(11, 15, a.ids[0]);
+  out.push_back(BuildTask(PERF_RECORD_FORK, f, &a, swap));
+  for (uint64_t i = 0; i < 5; i++) {
+    SampleRecord s;
+    s.cpumode = PERF_RECORD_MISC_USER;
+    s.ip = (i % 2 ? 0x7f0000000100 : 0x400100);
+    s.period = 1000;
+    s.sample_id = sid(i < 4 ? 10 : 11, 20 + i, a.ids[i % 2]);
+    out.push_back(BuildSample(s, {}, a, swap));
+  }
+  LostRecord l;
+  l.id = a.ids[0];
+  l.lost = 3;
+  l.sample_id = sid(10, 30, a.ids[0]);
+  out.push_back(BuildLost(l, &a, swap));
+  out.push_back(BuildEmptyRecord(kRecordFinishedRound, swap));
+  return out;
+}
+
+std::string WriteFile(const char* name) {
+  std::string path = TempPath(name);
+  EventAttr a = Attr({1, 2}), b = Attr({3}, false);
+  b.name = "task-clock";
+  auto w = PerfDataWriter::Create(path, {a, b});
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : Records(a, b, false)) {
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  }
+  Features f;
+  f.hostname = "host";
+  f.osrelease = "5.10.0";
+  f.version = "test";
+  f.arch = "x86_64";
+  f.nr_cpus_avail = 4;
+  f.nr_cpus_online = 2;
+  f.cpudesc = "Test CPU";
+  f.cmdline = std::vector<std::string>{"/usr/bin/perf-buildid", "record", "--", "exe"};
+  f.build_ids = std::vector<BuildIdEntry>{{-1, PERF_RECORD_MISC_USER, kLibId, "/lib/libx.so"},
+                                          {-1, PERF_RECORD_MISC_USER, kExeId, "/bin/exe"}};
+  Status s = (*w)->Finish(f);
+  EXPECT_TRUE(s.ok()) << s.error().ToString();
+  return path;
+}
+
+void ExpectContent(const PerfDataReader& r) {
+  ASSERT_EQ(2u, r.attrs().size());
+  EXPECT_EQ((std::vector<uint64_t>{1, 2}), r.attrs()[0].ids);
+  EXPECT_EQ("cpu-clock", r.attrs()[0].name);
+  EXPECT_EQ("task-clock", r.attrs()[1].name);
+  EXPECT_EQ(1u, r.attrs()[0].attr.build_id);
+  EXPECT_EQ(0u, r.attrs()[1].attr.build_id);
+  EXPECT_EQ(999u, r.attrs()[0].attr.sample_freq);
+  EXPECT_EQ(15u, r.record_count());
+}
+
+TEST(PerfDataTest, WriteReadRoundTrip) {
+  std::string path = WriteFile("rt.data");
+  auto r = PerfDataReader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  const PerfDataReader& rd = **r;
+  EXPECT_FALSE(rd.swapped());
+  ExpectContent(rd);
+  const Features& f = rd.features();
+  EXPECT_EQ("host", f.hostname.value_or(""));
+  EXPECT_EQ("5.10.0", f.osrelease.value_or(""));
+  EXPECT_EQ("x86_64", f.arch.value_or(""));
+  EXPECT_EQ("Test CPU", f.cpudesc.value_or(""));
+  EXPECT_EQ(4u, f.nr_cpus_avail.value_or(0));
+  EXPECT_EQ(2u, f.nr_cpus_online.value_or(0));
+  ASSERT_TRUE(f.cmdline);
+  EXPECT_EQ(4u, f.cmdline->size());
+  ASSERT_TRUE(f.build_ids);
+  ASSERT_EQ(2u, f.build_ids->size());
+  EXPECT_EQ(kExeId, (*f.build_ids)[1].build_id);
+  EXPECT_EQ(16u, (*f.build_ids)[1].build_id.size());
+  EXPECT_EQ("/bin/exe", (*f.build_ids)[1].filename);
+  for (int bit : {kFeatBuildId, kFeatHostname, kFeatOsrelease, kFeatVersion, kFeatArch,
+                  kFeatNrcpus, kFeatCpudesc, kFeatCmdline, kFeatEventDesc}) {
+    EXPECT_TRUE(rd.HasFeature(bit)) << bit;
+  }
+
+  // Read -> write -> read: records copied verbatim give an identical data section.
+  std::string copy = TempPath("copy.data");
+  auto w = PerfDataWriter::Create(copy, rd.attrs());
+  ASSERT_TRUE(w.ok());
+  for (const RecordView& v : rd.records()) ASSERT_TRUE((*w)->WriteRecord(v.data, v.header.size).ok());
+  ASSERT_TRUE((*w)->Finish(rd.features()).ok());
+  auto r2 = PerfDataReader::Open(copy);
+  ASSERT_TRUE(r2.ok()) << r2.error().ToString();
+  ExpectContent(**r2);
+  std::vector<uint8_t> a = ReadAll(path), b = ReadAll(copy);
+  ASSERT_EQ(rd.data_size(), (*r2)->data_size());
+  EXPECT_EQ(0, memcmp(a.data() + rd.data_offset(), b.data() + (*r2)->data_offset(),
+                      rd.data_size()));
+  EXPECT_EQ(a, b);  // and the whole file, features included
+  unlink(path.c_str());
+  unlink(copy.c_str());
+}
+
+TEST(PerfDataTest, SessionSourcesAndHits) {
+  std::string path = WriteFile("session.data");
+  auto r = PerfDataReader::Open(path);
+  ASSERT_TRUE(r.ok());
+  Session s(**r);
+  uint64_t seen = 0;
+  ASSERT_TRUE(s.Process([&](const SampleContext& c) {
+    ASSERT_NE(nullptr, c.mapping);
+    seen++;
+  }).ok());
+  EXPECT_EQ(5u, seen);
+  ASSERT_EQ(4u, s.mappings().size());
+  const Mapping& exe = s.mappings()[0];
+  EXPECT_EQ(BuildIdSource::kSynthesized, exe.source);  // before FINISHED_INIT
+  EXPECT_EQ(kExeId, *exe.build_id);
+  EXPECT_EQ(3u, exe.samples);
+  const Mapping& lib = s.mappings()[1];
+  EXPECT_EQ(BuildIdSource::kKernelRecord, lib.source);
+  EXPECT_EQ(kLibId, *lib.build_id);
+  EXPECT_EQ(2u, lib.samples);  // one from the forked child, which inherited the maps
+  const Mapping& leak = s.mappings()[2];
+  EXPECT_FALSE(leak.build_id.has_value());
+  EXPECT_EQ(BuildIdSource::kNone, leak.source);
+  EXPECT_EQ(99u, leak.ino);
+  const Mapping& fb = s.mappings()[3];
+  EXPECT_EQ(BuildIdSource::kFile, fb.source);
+  EXPECT_EQ(kLibId, *fb.build_id);
+  EXPECT_EQ(3u, s.stats().lost);
+  EXPECT_EQ("exe", s.CommOf(10));
+  EXPECT_EQ("exe", s.CommOf(11));
+  unlink(path.c_str());
+}
+
+// A file written on a big-endian machine, assembled with the builders in swapped order.
+TEST(PerfDataTest, ReadsOtherByteOrder) {
+  using internal::ByteWriter;
+  EventAttr a = Attr({1, 2}), b = Attr({3}, false);
+  ByteWriter f(true);
+  f.U64(0x32454c4946524550ULL);
+  f.U64(104);
+  f.U64(kWrittenAttrSize + 16);
+  uint64_t ids_off = 104, attrs_off = ids_off + 24;
+  uint64_t data_off = attrs_off + 2 * (kWrittenAttrSize + 16);
+  std::vector<RecordBytes> recs = Records(a, b, true);
+  uint64_t data_size = 0;
+  for (auto& r : recs) data_size += r.size();
+  f.U64(attrs_off);
+  f.U64(2 * (kWrittenAttrSize + 16));
+  f.U64(data_off);
+  f.U64(data_size);
+  f.U64(0);
+  f.U64(0);
+  f.U64(1ULL << kFeatHostname);
+  f.U64(0);
+  f.U64(0);
+  f.U64(0);
+  for (uint64_t id : {1, 2, 3}) f.U64(id);
+  uint64_t off = ids_off;
+  for (const EventAttr* e : {&a, &b}) {
+    auto bytes = EncodeAttr(e->attr, true);
+    f.Bytes(bytes.data(), bytes.size());
+    f.U64(off);
+    f.U64(e->ids.size() * 8);
+    off += e->ids.size() * 8;
+  }
+  ASSERT_EQ(data_off, f.size());
+  for (auto& r : recs) f.Bytes(r.data(), r.size());
+  uint64_t feat = f.size() + 16;
+  f.U64(feat);
+  f.U64(4 + 64);
+  f.U32(64);
+  f.PaddedString("bigendian", 64);
+
+  auto r = PerfDataReader::FromBytes(f.buffer());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_TRUE((*r)->swapped());
+  EXPECT_EQ("bigendian", (*r)->features().hostname.value_or(""));
+  ASSERT_EQ(2u, (*r)->attrs().size());
+  EXPECT_EQ(1u, (*r)->attrs()[0].attr.build_id);
+  EXPECT_EQ(1u, (*r)->attrs()[0].attr.sample_id_all);
+  EXPECT_EQ(0u, (*r)->attrs()[1].attr.build_id);
+  EXPECT_EQ(a.attr.sample_type, (*r)->attrs()[0].attr.sample_type);
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(4u, s.mappings().size());
+  EXPECT_EQ(kExeId, *s.mappings()[0].build_id);
+  EXPECT_EQ(kLibId, *s.mappings()[1].build_id);
+  EXPECT_FALSE(s.mappings()[2].build_id.has_value());
+  EXPECT_EQ(99u, s.mappings()[2].ino);
+  EXPECT_EQ(5u, s.stats().samples);
+  EXPECT_EQ(0u, s.stats().unresolved);
+}
+
+TEST(PerfDataTest, EveryTruncationIsRejectedWithFieldAndOffset) {
+  std::string path = WriteFile("trunc.data");
+  std::vector<uint8_t> all = ReadAll(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(PerfDataReader::FromBytes(all).ok());
+  for (size_t n = 0; n < all.size(); n++) {
+    auto r = PerfDataReader::FromBytes(std::vector<uint8_t>(all.begin(), all.begin() + n));
+    ASSERT_FALSE(r.ok()) << "truncated to " << n << " bytes was accepted";
+    EXPECT_FALSE(r.error().field.empty());
+    EXPECT_TRUE(r.error().has_offset()) << r.error().ToString();
+  }
+}
+
+TEST(PerfDataTest, CorruptHeaderFieldsNameTheField) {
+  std::string path = WriteFile("corrupt.data");
+  std::vector<uint8_t> all = ReadAll(path);
+  unlink(path.c_str());
+  struct Case {
+    size_t off;
+    uint64_t value;
+    const char* field;
+    uint64_t err_off;
+  } cases[] = {
+      {8, 99, "header.size", 8},
+      {16, 8, "header.attr_size", 16},
+      {24, 1ULL << 40, "header.attrs", 24},
+      {32, 145, "header.attrs.size", 32},
+      {40, 1ULL << 40, "header.data", 40},
+      {48, ~0ULL, "header.data", 40},  // offset + size overflows
+  };
+  for (const Case& c : cases) {
+    std::vector<uint8_t> bad = all;
+    memcpy(bad.data() + c.off, &c.value, 8);
+    auto r = PerfDataReader::FromBytes(bad);
+    ASSERT_FALSE(r.ok()) << c.field;
+    EXPECT_EQ(c.field, r.error().field);
+    EXPECT_EQ(c.err_off, r.error().offset) << r.error().ToString();
+  }
+}
+
+// Random corruption must give a clean error or a valid parse, never a crash.
+TEST(PerfDataTest, RandomCorruptionNeverCrashes) {
+  std::string path = WriteFile("fuzz.data");
+  std::vector<uint8_t> all = ReadAll(path);
+  unlink(path.c_str());
+  std::mt19937 rng(12345);
+  int rejected = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    std::vector<uint8_t> bad = all;
+    int flips = 1 + rng() % 4;
+    for (int i = 0; i < flips; i++) bad[rng() % bad.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+    auto r = PerfDataReader::FromBytes(bad);
+    if (!r.ok()) {
+      rejected++;
+      continue;
+    }
+    Session s(**r);
+    Status st = s.Process([](const SampleContext&) {});
+    if (!st.ok()) rejected++;
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(PerfDataTest, OpenErrors) {
+  auto r = PerfDataReader::Open("/nonexistent/perf.data");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(ENOENT, r.error().sys_errno);
+  auto d = PerfDataReader::Open("/");
+  ASSERT_FALSE(d.ok());
+  auto w = PerfDataWriter::Create("/nonexistent/x.data", {Attr({1})});
+  ASSERT_FALSE(w.ok());
+  auto none = PerfDataWriter::Create(TempPath("none.data"), {});
+  ASSERT_FALSE(none.ok());
+}
+
+}  // namespace
+}  // namespace pbid
