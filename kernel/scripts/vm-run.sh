@@ -40,9 +40,9 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$LAB_ROOT/kernel/scripts/guest-init.sh" "$root/init"
 chmod +x "$root/init"
 cp -a "$payload" "$root/payload"
-find "$root/payload" -type f -perm -u+x | while read -r f; do
-	file -b "$f" | grep -q 'dynamically linked' || continue
-	ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+for f in $(find "$root/payload" -type f -perm -u+x); do
+	case $(file -b "$f") in *"dynamically linked"*) ;; *) continue ;; esac
+	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
 		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
 	done
 done
