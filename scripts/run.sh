@@ -16,13 +16,22 @@ bin=$LAB_ROOT/build/bin
 work=$LAB_ROOT/build/run
 rm -rf "$work"
 mkdir -p "$work/payload" "$work/disk"
-cp "$bin/perf-buildid" "$bin/pbid-workload" "$work/payload/"
-cp "$bin"/libpbid-workload*.so "$work/payload/" 2>/dev/null || true
+cp "$bin/perf-buildid" "$work/payload/"
+# The guest is the production machine: the workload runs stripped. Its symbols stay on the
+# host, filed by build ID, as a distribution's debug packages file them.
+strip -o "$work/payload/pbid-workload" "$bin/pbid-workload"
+strip -o "$work/payload/libpbidwork.so" "$bin/libpbidwork.so"
+debug=$work/debug
+for f in pbid-workload libpbidwork.so; do
+	id=$(readelf -n "$bin/$f" | sed -n 's/.*Build ID: //p')
+	mkdir -p "$debug/.build-id/${id:0:2}"
+	ln -s "$bin/$f" "$debug/.build-id/${id:0:2}/${id:2}.debug"
+done
 cat >"$work/payload/run.sh" <<'GUEST'
 set -e
 export LD_LIBRARY_PATH=/payload
-echo "== perf-buildid record -F 999 -g -- pbid-workload (kernel $(uname -r))"
-./perf-buildid record -F 999 -g -o "$LAB_BLOCK_DIR/perf.data" -- ./pbid-workload 400
+echo "== perf-buildid record -F 999 -g -- pbid-workload 600 (kernel $(uname -r))"
+./perf-buildid record -F 999 -g -o "$LAB_BLOCK_DIR/perf.data" -- ./pbid-workload 600
 echo
 echo "== perf-buildid maps (every MMAP2 of the recording: build ID, or dev/ino when the kernel fell back)"
 ./perf-buildid maps -i "$LAB_BLOCK_DIR/perf.data"
@@ -37,6 +46,6 @@ debugfs -R "dump /perf.data $work/perf.data" "$work/disk.img" >/dev/null 2>&1 ||
 	die "could not read perf.data back from the VM's disk"
 echo
 echo "== back on the host: perf-buildid report (symbols found by build ID, not by path)"
-"$bin/perf-buildid" report -i "$work/perf.data" --stdio --no-debuginfod
+"$bin/perf-buildid" report -i "$work/perf.data" --stdio --no-debuginfod --debug-dir "$debug"
 echo
 echo "The recording is in $work/perf.data (perf report -i $work/perf.data reads it too)."
