@@ -158,6 +158,53 @@ TEST_F(ReportTest, PprofOutputReadByGoTool) {
   EXPECT_NE(std::string::npos, raw.output.find("cpu/nanoseconds")) << raw.output;
 }
 
+#ifdef PBID_PERF_BUILDID
+// Files written by perf-buildid record itself. With --no-buildid-attr the recorder reads each
+// new mapping's ID from /proc/PID/map_files and writes it after the MMAP2: the coverage must
+// say "file fallback", never "kernel record".
+class OwnRecorderReportTest : public ReportTest {
+ protected:
+  void Record(const std::string& flags) {
+    CommandResult r = RunCommand(std::string(PBID_PERF_BUILDID) + " record -q -F 999 " + flags +
+                                     " -o " + Quote(data_) + " -- " + Quote(bin_) + " 60000000",
+                                 120);
+    ASSERT_EQ(0, r.exit_code) << r.output;
+  }
+
+  static long Row(const std::string& out, const std::string& name) {
+    std::smatch m;
+    std::regex re(name + R"(\s+([0-9]+)\s+[0-9.]+%)");
+    return std::regex_search(out, m, re) ? std::stol(m[1]) : -1;
+  }
+};
+
+TEST_F(OwnRecorderReportTest, FallbackPathIsCountedAsFileSource) {
+  Record("--no-buildid-attr");
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+  EXPECT_EQ(0, Row(r.output, R"(kernel record \(MMAP2\))")) << r.output;
+  EXPECT_GT(Row(r.output, R"(file fallback \(ID table\))"), 0) << r.output;
+}
+
+TEST_F(OwnRecorderReportTest, CallchainsReachMainInPprof) {
+  if (RunCommand("command -v go").exit_code != 0) GTEST_SKIP() << "go (golang-go) not installed";
+  Record("-g");
+  std::string pb = tmp_.path() + "/profile.pb.gz";
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_) +
+                           " --format pprof -o " + Quote(pb));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  std::string env = "HOME=" + Quote(tmp_.path()) + " GOCACHE=" + Quote(tmp_.path() + "/gocache") +
+                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") +
+                    " ";
+  CommandResult traces = RunCommand(env + "go tool pprof -symbolize=none -traces " + Quote(pb), 120);
+  ASSERT_EQ(0, traces.exit_code) << traces.output;
+  // A stack whose leaf is spin_alpha continues with its caller, main (frame pointers).
+  std::regex stack(R"(spin_alpha\s*\n\s+main\b)");
+  EXPECT_TRUE(std::regex_search(traces.output, stack)) << traces.output.substr(0, 4000);
+}
+#endif  // PBID_PERF_BUILDID
+
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;
   std::string tool = PBID_REPORT_TOOL;
