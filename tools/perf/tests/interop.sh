@@ -106,6 +106,9 @@ check "buildid-list on a default-mode perf file equals perf's" diff -u def.perf 
 "$PERF" record -q -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
 check "our script reads a perf -g file" bash -c "'$PB' script -i perf-g.data >/dev/null"
 check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/null"
+"$PERF" record -q -F 999 -o - -- "$WL" 200 >perf-pipe.data 2>/dev/null
+"$PB" maps -i perf-pipe.data >p-maps.out 2>p-maps.err
+check "our maps reads a perf pipe-mode file" grep -q " r-xp .* $LIB\$" p-maps.out
 
 # --- 4. Attach to a running process: synthesized MMAP2 records.
 "$WL" 3000 >/dev/null &

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/proc_maps.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace pbid {
+namespace {
+
+std::string Fixture(const char* name) { return std::string(PBID_FIXTURES) + "/" + name; }
+
+TEST(ProcMapsTest, ParsesLines) {
+  auto m = ParseProcMapsLine(
+      "7f1a6c764000-7f1a6c8ba000 r-xp 00026000 fe:01 1234567                    "
+      "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(0x7f1a6c764000u, m->start);
+  EXPECT_EQ(0x7f1a6c8ba000u, m->end);
+  EXPECT_EQ(0x26000u, m->pgoff);
+  EXPECT_EQ(static_cast<uint32_t>(PROT_READ | PROT_EXEC), m->prot);
+  EXPECT_EQ(static_cast<uint32_t>(MAP_PRIVATE), m->flags);
+  EXPECT_EQ(0xfeu, m->maj);
+  EXPECT_EQ(1u, m->min);
+  EXPECT_EQ(1234567u, m->ino);
+  EXPECT_EQ("/usr/lib/x86_64-linux-gnu/libc.so.6", m->path);
+  auto anon = ParseProcMapsLine("7ffd1000-7ffd2000 rw-s 00000000 00:00 0 ");
+  ASSERT_TRUE(anon.ok());
+  EXPECT_EQ("", anon->path);
+  EXPECT_EQ(static_cast<uint32_t>(MAP_SHARED), anon->flags);
+  auto del = ParseProcMapsLine("1000-2000 r-xp 00000000 08:01 5 /tmp/x (deleted)");
+  ASSERT_TRUE(del.ok());
+  EXPECT_EQ("/tmp/x (deleted)", del->path);
+  EXPECT_FALSE(ParseProcMapsLine("garbage").ok());
+}
+
+struct Mapped {
+  void* addr = MAP_FAILED;
+  ProcMapping m;
+};
+
+// Maps path executable and finds its line in /proc/self/maps.
+Mapped MapExec(const std::string& path) {
+  Mapped out;
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return out;
+  out.addr = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+  close(fd);
+  auto maps = ReadProcMaps(getpid());
+  if (!maps.ok()) return out;
+  for (const ProcMapping& m : *maps) {
+    if (m.start == reinterpret_cast<uint64_t>(out.addr)) out.m = m;
+  }
+  return out;
+}
+
+std::string Copy(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  return to;
+}
+
+TEST(ProcMapsTest, MappingOfALiveFile) {
+  Mapped mp = MapExec(Fixture("sha1.so"));
+  ASSERT_NE(MAP_FAILED, mp.addr);
+  auto want = ReadElfBuildId(Fixture("sha1.so"));
+  auto got = ReadMappingBuildId(getpid(), mp.m.start, mp.m.end, mp.m.path,
+                                FileIdentity{mp.m.maj, mp.m.min, mp.m.ino});
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  EXPECT_EQ(**want, **got);
+  munmap(mp.addr, 4096);
+}
+
+// map_files still reaches a file that was deleted, or replaced by another one, after mapping.
+TEST(ProcMapsTest, DeletedAndReplacedFiles) {
+  std::string tmp = std::string(::testing::TempDir()) + "/pbid-maps-" + std::to_string(getpid());
+  Copy(Fixture("sha1.so"), tmp);
+  Mapped mp = MapExec(tmp);
+  ASSERT_NE(MAP_FAILED, mp.addr);
+  auto want = ReadElfBuildId(Fixture("sha1.so"));
+  // Replace the path by a different ELF (new inode), as a package upgrade does.
+  std::string other = Copy(Fixture("md5.so"), tmp + ".new");
+  ASSERT_EQ(0, rename(other.c_str(), tmp.c_str()));
+  FileIdentity ident{mp.m.maj, mp.m.min, mp.m.ino};
+  auto got = ReadMappingBuildId(getpid(), mp.m.start, mp.m.end, tmp, ident);
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  EXPECT_EQ(**want, **got);
+  // Without map_files (wrong range), the path now names another inode: refuse, do not lie.
+  auto by_path = ReadMappingBuildId(getpid(), 1, 2, tmp, ident);
+  EXPECT_FALSE(by_path.ok());
+  // Deleted: still readable through map_files.
+  ASSERT_EQ(0, unlink(tmp.c_str()));
+  auto maps = ReadProcMaps(getpid());
+  ASSERT_TRUE(maps.ok());
+  std::string deleted_path;
+  for (const ProcMapping& m : *maps) {
+    if (m.start == mp.m.start) deleted_path = m.path;
+  }
+  EXPECT_NE(std::string::npos, deleted_path.find("(deleted)"));
+  auto del = ReadMappingBuildId(getpid(), mp.m.start, mp.m.end, deleted_path, ident);
+  ASSERT_TRUE(del.ok()) << del.error().ToString();
+  EXPECT_EQ(**want, **del);
+  munmap(mp.addr, 4096);
+}
+
+TEST(ProcMapsTest, CacheByInode) {
+  Mapped mp = MapExec(Fixture("uuid.so"));
+  ASSERT_NE(MAP_FAILED, mp.addr);
+  BuildIdCache cache;
+  FileIdentity ident{mp.m.maj, mp.m.min, mp.m.ino};
+  auto a = cache.Get(getpid(), mp.m.start, mp.m.end, mp.m.path, ident);
+  ASSERT_TRUE(a.ok());
+  munmap(mp.addr, 4096);
+  // The mapping is gone; the cache still knows the inode.
+  auto b = cache.Get(getpid(), mp.m.start, mp.m.end, "", ident);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(**a, **b);
+}
+
+TEST(ProcMapsTest, Vdso) {
+  auto id = VdsoBuildId();
+  ASSERT_TRUE(id.ok()) << id.error().ToString();
+  if (!id->has_value()) GTEST_SKIP() << "vdso without build id";
+  EXPECT_GE((*id)->size(), 8u);
+}
+
+}  // namespace
+}  // namespace pbid
