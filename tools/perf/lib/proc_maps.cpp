@@ -84,6 +84,12 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   // A process that already exited or a mapping already gone: look the path up in its root.
   r = TryPath(proc + "/root" + path, ident, true);
   if (r.ok()) return r;
+  // The process is gone too (short-lived commands): our own namespace, but only if the inode
+  // proves it is the same file.
+  if (ident.ino != 0) {
+    r = TryPath(path, ident, true);
+    if (r.ok()) return r;
+  }
   return first;
 }
 

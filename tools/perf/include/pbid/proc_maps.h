@@ -2,9 +2,11 @@
 //
 // Live processes: /proc/PID/maps, and build ids of mapped files read the way that works for
 // deleted files and other mount namespaces: /proc/PID/map_files/<start>-<end> first, then
-// /proc/PID/root/<path>. When the caller knows the mapping's device and inode (MMAP2 records,
+// /proc/PID/root/<path>, then (for processes that already exited) <path> in our own mount
+// namespace. When the caller knows the mapping's device and inode (MMAP2 records,
 // /proc/PID/maps), a file found by path is used only if it is still that inode, so a binary
-// replaced on disk never lends its id to an old mapping.
+// replaced on disk never lends its id to an old mapping; without an inode only map_files and
+// /proc/PID/root are tried.
 #ifndef PBID_PROC_MAPS_H_
 #define PBID_PROC_MAPS_H_
 
