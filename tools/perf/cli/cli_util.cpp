@@ -10,14 +10,17 @@ void PrintError(const char* cmd, const std::string& message) {
   fprintf(stderr, "perf-buildid %s: %s\n", cmd, message.c_str());
 }
 
-void PrintError(const char* cmd, const Error& e) { PrintError(cmd, e.ToString()); }
+void PrintError(const char* cmd, const Error& e) {
+  PrintError(cmd, e.ToString());
+}
 
 std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& path) {
   auto r = PerfDataReader::Open(path);
   if (!r.ok()) {
     Error e = r.error();
     // Errors from inside the file name the field; say which file too.
-    if (e.field != path) e.field = path + ": " + e.field;
+    if (e.field != path)
+      e.field = path + ": " + e.field;
     PrintError(cmd, e);
     return nullptr;
   }

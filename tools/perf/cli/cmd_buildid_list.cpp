@@ -58,17 +58,19 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
       default: return UsageError("buildid-list", "unknown option");
     }
   }
-  if (optind != argc) return UsageError("buildid-list", std::string("unexpected argument '") +
-                                                            argv[optind] + "'");
+  if (optind != argc)
+    return UsageError("buildid-list", std::string("unexpected argument '") + argv[optind] + "'");
   auto reader = OpenInput("buildid-list", input);
-  if (!reader) return kExitBadInput;
+  if (!reader)
+    return kExitBadInput;
 
   if (!with_hits && reader->features().build_ids) {
     // perf keeps one DSO per name; a later entry's id replaces an earlier one.
     std::vector<std::string> order;
     std::map<std::string, BuildId> ids;
     for (const BuildIdEntry& e : *reader->features().build_ids) {
-      if (ids.find(e.filename) == ids.end()) order.push_back(e.filename);
+      if (ids.find(e.filename) == ids.end())
+        order.push_back(e.filename);
       ids[e.filename] = e.build_id;
     }
     for (const std::string& name : order) {
@@ -88,7 +90,8 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
     return kExitBadInput;
   }
   for (const Dso& d : session.dsos()) {
-    if (d.samples == 0 || !d.build_id) continue;
+    if (d.samples == 0 || !d.build_id)
+      continue;
     if (show_source) {
       printf("%s %s %s\n", d.build_id->ToHex().c_str(), d.path.c_str(),
              BuildIdSourceName(d.source));

@@ -48,7 +48,8 @@ const char kHelp[] =
     "    0 success, 2 bad command line, 3 input missing, truncated or corrupt.\n";
 
 std::string Prot(const Mapping& m) {
-  if (m.prot == 0 && m.flags == 0) return "----";
+  if (m.prot == 0 && m.flags == 0)
+    return "----";
   std::string s;
   s += (m.prot & PROT_READ) ? 'r' : '-';
   s += (m.prot & PROT_WRITE) ? 'w' : '-';
@@ -95,7 +96,8 @@ int pbid_cmd_maps(int argc, char** argv) {
       case 'p': {
         char* end;
         pid = strtol(optarg, &end, 10);
-        if (*end != 0) return UsageError("maps", std::string("bad pid '") + optarg + "'");
+        if (*end != 0)
+          return UsageError("maps", std::string("bad pid '") + optarg + "'");
         have_pid = true;
         break;
       }
@@ -107,7 +109,8 @@ int pbid_cmd_maps(int argc, char** argv) {
     return UsageError("maps", std::string("unexpected argument '") + argv[optind] + "'");
   }
   auto reader = OpenInput("maps", input);
-  if (!reader) return kExitBadInput;
+  if (!reader)
+    return kExitBadInput;
   Session session(*reader);
   Status st = session.Process();
   if (!st.ok()) {
@@ -115,13 +118,16 @@ int pbid_cmd_maps(int argc, char** argv) {
     return kExitBadInput;
   }
   bool first = true;
-  if (json) printf("[");
+  if (json)
+    printf("[");
   for (const Mapping& m : session.mappings()) {
-    if (have_pid && m.pid != pid) continue;
+    if (have_pid && m.pid != pid)
+      continue;
     std::string id = m.build_id ? m.build_id->ToHex() : "";
     if (json) {
       printf("%s\n  {\"pid\": %d, \"tid\": %u, \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
-             "\", \"pgoff\": \"0x%" PRIx64 "\", \"prot\": \"%s\", \"path\": %s, "
+             "\", \"pgoff\": \"0x%" PRIx64
+             "\", \"prot\": \"%s\", \"path\": %s, "
              "\"build_id\": %s, \"source\": \"%s\", \"samples\": %" PRIu64
              ", \"kernel\": %s, \"time\": %" PRIu64 "}",
              first ? "" : ",", m.pid, m.tid, m.start, m.end, m.pgoff, Prot(m).c_str(),
@@ -134,6 +140,7 @@ int pbid_cmd_maps(int argc, char** argv) {
     }
     first = false;
   }
-  if (json) printf("%s]\n", first ? "" : "\n");
+  if (json)
+    printf("%s]\n", first ? "" : "\n");
   return kExitOk;
 }

@@ -91,7 +91,9 @@ const char kHelp[] =
 
 volatile sig_atomic_t g_stop = 0;
 
-void OnSignal(int) { g_stop = 1; }
+void OnSignal(int) {
+  g_stop = 1;
+}
 
 long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
@@ -107,7 +109,8 @@ std::vector<int> OnlineCpus() {
     while (std::getline(ss, part, ',')) {
       int a, b;
       if (sscanf(part.c_str(), "%d-%d", &a, &b) == 2) {
-        for (int i = a; i <= b; i++) cpus.push_back(i);
+        for (int i = a; i <= b; i++)
+          cpus.push_back(i);
       } else if (sscanf(part.c_str(), "%d", &a) == 1) {
         cpus.push_back(a);
       }
@@ -115,7 +118,8 @@ std::vector<int> OnlineCpus() {
   }
   if (cpus.empty()) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < (n > 0 ? n : 1); i++) cpus.push_back(static_cast<int>(i));
+    for (long i = 0; i < (n > 0 ? n : 1); i++)
+      cpus.push_back(static_cast<int>(i));
   }
   return cpus;
 }
@@ -130,11 +134,13 @@ std::string ReadLine(const std::string& path) {
 std::vector<pid_t> ListDir(const std::string& dir) {
   std::vector<pid_t> out;
   DIR* d = opendir(dir.c_str());
-  if (!d) return out;
+  if (!d)
+    return out;
   while (dirent* e = readdir(d)) {
     char* end;
     long v = strtol(e->d_name, &end, 10);
-    if (*end == 0 && v > 0) out.push_back(static_cast<pid_t>(v));
+    if (*end == 0 && v > 0)
+      out.push_back(static_cast<pid_t>(v));
   }
   closedir(d);
   return out;
@@ -200,11 +206,15 @@ class Recorder {
 
 Recorder::~Recorder() {
   for (Buffer& b : buffers_) {
-    if (b.base != MAP_FAILED) munmap(b.base, b.len);
+    if (b.base != MAP_FAILED)
+      munmap(b.base, b.len);
   }
-  for (int fd : fds_) close(fd);
-  if (go_fd_ >= 0) close(go_fd_);
-  if (err_fd_ >= 0) close(err_fd_);
+  for (int fd : fds_)
+    close(fd);
+  if (go_fd_ >= 0)
+    close(go_fd_);
+  if (err_fd_ >= 0)
+    close(err_fd_);
 }
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
@@ -231,9 +241,11 @@ int Recorder::StartChild() {
     close(err[0]);
     char c;
     // Wait until the events are open: exec then enables them (enable_on_exec).
-    if (read(go[0], &c, 1) != 1) _exit(127);
+    if (read(go[0], &c, 1) != 1)
+      _exit(127);
     std::vector<char*> args;
-    for (const std::string& a : opt_.command) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : opt_.command)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     int e = errno;
@@ -269,7 +281,8 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   }
   a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  if (opt_.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  if (opt_.callchain)
+    a.sample_type |= PERF_SAMPLE_CALLCHAIN;
   a.mmap = 1;
   a.mmap2 = 1;
   a.comm = 1;
@@ -279,12 +292,14 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.build_id = opt_.no_buildid_attr ? 0 : 1;
   if (opt_.no_buildid_attr) {
     fallback_ = true;
-    fprintf(stderr, "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
-                    "reading build ids from /proc/PID/map_files as mappings are reported\n");
+    fprintf(stderr,
+            "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
+            "reading build ids from /proc/PID/map_files as mappings are reported\n");
   }
   a.watermark = 1;
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
-  if (!opt_.all_cpus) a.inherit = 1;
+  if (!opt_.all_cpus)
+    a.inherit = 1;
   if (child_ > 0) {
     a.disabled = 1;
     a.enable_on_exec = 1;
@@ -315,19 +330,22 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
         fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0 && !reported_kernel_excl) {
           reported_kernel_excl = true;
-          fprintf(stderr, "perf-buildid record: not allowed to sample the kernel; "
-                          "recording user space only\n");
+          fprintf(stderr,
+                  "perf-buildid record: not allowed to sample the kernel; "
+                  "recording user space only\n");
         }
       }
-      if (fd < 0 && errno == ESRCH && targets.size() > 1) continue;  // thread exited
+      if (fd < 0 && errno == ESRCH && targets.size() > 1)
+        continue;  // thread exited
       if (fd < 0) {
         int e = errno;
         std::string what = "perf_event_open(" + opt_.event + ", cpu " + std::to_string(cpu) + ")";
         if (e == ENOENT || e == EOPNOTSUPP) {
           PrintError("record", Error(what, "event '" + opt_.event + "' is not supported here"));
         } else if (e == EINVAL && a.freq) {
-          PrintError("record", Error::Sys(what, e, "rejected (is -F above "
-                                                   "kernel.perf_event_max_sample_rate?)"));
+          PrintError("record", Error::Sys(what, e,
+                                          "rejected (is -F above "
+                                          "kernel.perf_event_max_sample_rate?)"));
         } else {
           PrintError("record", Error::Sys(what, e, "failed"));
         }
@@ -346,8 +364,8 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
         b.len = (opt_.pages + 1) * page;
         b.base = mmap(nullptr, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
         if (b.base == MAP_FAILED) {
-          PrintError("record", Error::Sys("mmap ring buffer", errno,
-                                          std::to_string(opt_.pages) + " pages"));
+          PrintError("record",
+                     Error::Sys("mmap ring buffer", errno, std::to_string(opt_.pages) + " pages"));
           return kExitFailure;
         }
         b.rb = std::make_unique<RingBuffer>(b.base, page, opt_.pages * page);
@@ -368,11 +386,11 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
 
 void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel) {
   auto key = std::make_pair(name, id.ToHex());
-  if (!in_table_.insert(key).second) return;
-  table_.push_back(BuildIdEntry{-1,
-                                static_cast<uint16_t>(kernel ? PERF_RECORD_MISC_KERNEL
-                                                             : PERF_RECORD_MISC_USER),
-                                id, name});
+  if (!in_table_.insert(key).second)
+    return;
+  table_.push_back(BuildIdEntry{
+      -1, static_cast<uint16_t>(kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER), id,
+      name});
 }
 
 Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
@@ -388,11 +406,15 @@ void Recorder::SynthesizeKernel() {
     char sym[256];
     uint64_t addr;
     char type;
-    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3) continue;
-    if (text == 0 && strcmp(sym, "_text") == 0) text = addr;
-    if (etext == 0 && strcmp(sym, "_etext") == 0) etext = addr;
+    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3)
+      continue;
+    if (text == 0 && strcmp(sym, "_text") == 0)
+      text = addr;
+    if (etext == 0 && strcmp(sym, "_etext") == 0)
+      etext = addr;
   }
-  if (text == 0 || etext <= text) return;  // no kallsyms or addresses hidden (kptr_restrict)
+  if (text == 0 || etext <= text)
+    return;  // no kallsyms or addresses hidden (kptr_restrict)
   Mmap2Record m;
   m.pid = static_cast<uint32_t>(-1);
   m.tid = 0;
@@ -418,22 +440,27 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) {
     std::string proc = "/proc/" + std::to_string(pid);
     auto maps = ReadProcMaps(pid);
-    if (!maps.ok()) continue;  // exited, or a kernel thread we cannot read
+    if (!maps.ok())
+      continue;  // exited, or a kernel thread we cannot read
     std::vector<pid_t> tids = ListDir(proc + "/task");
-    if (tids.empty()) tids.push_back(pid);
+    if (tids.empty())
+      tids.push_back(pid);
     for (pid_t tid : tids) {
       std::string comm = ReadLine(proc + "/task/" + std::to_string(tid) + "/comm");
-      if (comm.empty()) continue;
+      if (comm.empty())
+        continue;
       CommRecord c;
       c.pid = pid;
       c.tid = tid;
       c.comm = comm;
       c.sample_id = SynthId(pid, tid);
       Status s = writer_->WriteRecord(BuildComm(c, &attr_));
-      if (!s.ok()) return s;
+      if (!s.ok())
+        return s;
     }
     for (const ProcMapping& pm : *maps) {
-      if (!(pm.prot & PROT_EXEC)) continue;
+      if (!(pm.prot & PROT_EXEC))
+        continue;
       Mmap2Record m;
       m.pid = pid;
       m.tid = pid;
@@ -452,12 +479,13 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
       if (!pm.path.empty() && pm.path[0] == '/') {
         std::string p = pm.path;
         const std::string deleted = " (deleted)";
-        if (p.size() > deleted.size() && p.compare(p.size() - deleted.size(), deleted.size(),
-                                                   deleted) == 0) {
+        if (p.size() > deleted.size() &&
+            p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
           p.resize(p.size() - deleted.size());
         }
         auto r = cache_.Get(pid, pm.start, pm.end, p, FileIdentity{pm.maj, pm.min, pm.ino});
-        if (r.ok()) id = *r;
+        if (r.ok())
+          id = *r;
       } else if (pm.path == "[vdso]") {
         if (!vdso_) {
           auto r = VdsoBuildId();
@@ -470,9 +498,12 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
         m.build_id = *id;
       }
       Status s = writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &attr_));
-      if (s.ok() && id && fallback_) s = WriteIdRecord(path, *id);
-      if (!s.ok()) return s;
-      if (id) Remember(path, *id, false);
+      if (s.ok() && id && fallback_)
+        s = WriteIdRecord(path, *id);
+      if (!s.ok())
+        return s;
+      if (id)
+        Remember(path, *id, false);
       by_source_[id ? BuildIdSource::kSynthesized : BuildIdSource::kNone]++;
     }
   }
@@ -486,24 +517,26 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
   r.header.misc = *reinterpret_cast<const uint16_t*>(data + 4);
   r.header.size = static_cast<uint16_t>(size);
   Status s = writer_->WriteRecord(data, size);
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   switch (r.header.type) {
-    case PERF_RECORD_SAMPLE:
-      samples_++;
-      break;
+    case PERF_RECORD_SAMPLE: samples_++; break;
     case PERF_RECORD_LOST: {
       auto l = ParseLost(r, &attr_);
-      if (l.ok()) lost_ += l->lost;
+      if (l.ok())
+        lost_ += l->lost;
       break;
     }
     case PERF_RECORD_LOST_SAMPLES: {
       auto l = ParseLostSamples(r, &attr_);
-      if (l.ok()) lost_samples_ += l->lost;
+      if (l.ok())
+        lost_samples_ += l->lost;
       break;
     }
     case PERF_RECORD_MMAP2: {
       auto m = ParseMmap2(r, &attr_);
-      if (!m.ok()) break;
+      if (!m.ok())
+        break;
       std::string path(m->filename);
       if (m->has_build_id) {
         by_source_[BuildIdSource::kKernelRecord]++;
@@ -515,7 +548,8 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       if (!path.empty() && path[0] == '/') {
         auto got = cache_.Get(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
                               FileIdentity{m->maj, m->min, m->ino});
-        if (got.ok()) id = *got;
+        if (got.ok())
+          id = *got;
       } else if (path == "[vdso]") {
         if (!vdso_) {
           auto got = VdsoBuildId();
@@ -525,14 +559,14 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       }
       if (id) {
         s = WriteIdRecord(path, *id);
-        if (!s.ok()) return s;
+        if (!s.ok())
+          return s;
         Remember(path, *id, false);
       }
       by_source_[id ? BuildIdSource::kFile : BuildIdSource::kNone]++;
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return Ok();
 }
@@ -549,7 +583,8 @@ Status Recorder::Drain(bool* wrote) {
       }
       return true;
     });
-    if (!failure.ok()) return failure;
+    if (!failure.ok())
+      return failure;
     if (!n.ok()) {
       fprintf(stderr, "perf-buildid record: ring buffer: %s\n", n.error().ToString().c_str());
     } else if (*n > 0) {
@@ -560,7 +595,8 @@ Status Recorder::Drain(bool* wrote) {
 }
 
 void Recorder::Summary() {
-  if (opt_.quiet) return;
+  if (opt_.quiet)
+    return;
   fprintf(stderr,
           "[ perf-buildid record: %" PRIu64 " samples, %" PRIu64 " lost records, %" PRIu64
           " lost samples; wrote %s (%.3f MB) ]\n",
@@ -585,7 +621,8 @@ int Recorder::Run() {
     }
     synth.push_back(opt_.pid);
   } else {
-    if (StartChild() < 0) return kExitFailure;
+    if (StartChild() < 0)
+      return kExitFailure;
     targets.push_back(child_);
   }
 
@@ -620,10 +657,12 @@ int Recorder::Run() {
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
-  if (opt_.all_cpus) synth = ListDir("/proc");
+  if (opt_.all_cpus)
+    synth = ListDir("/proc");
   SynthesizeKernel();
   Status s = Synthesize(synth);
-  if (s.ok()) s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
+  if (s.ok())
+    s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
   if (!s.ok()) {
     PrintError("record", s.error());
     kill_child();
@@ -650,26 +689,34 @@ int Recorder::Run() {
   }
 
   std::vector<pollfd> pfds;
-  for (const Buffer& b : buffers_) pfds.push_back(pollfd{b.fd, POLLIN, 0});
+  for (const Buffer& b : buffers_)
+    pfds.push_back(pollfd{b.fd, POLLIN, 0});
   bool stopping = false;
   while (true) {
     bool wrote = false;
     s = Drain(&wrote);
-    if (!s.ok()) break;
+    if (!s.ok())
+      break;
     if (wrote) {
       s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
-      if (!s.ok()) break;
+      if (!s.ok())
+        break;
     }
-    if (stopping) break;
+    if (stopping)
+      break;
     if (child_ > 0 && !child_done) {
       pid_t r = waitpid(child_, &child_status, WNOHANG);
-      if (r == child_) child_done = true;
+      if (r == child_)
+        child_done = true;
     }
-    if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH) stopping = true;
-    if (child_done || g_stop) stopping = true;
+    if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
+      stopping = true;
+    if (child_done || g_stop)
+      stopping = true;
     if (stopping) {
       // Stop the events, then one more pass collects what they wrote last.
-      for (int fd : fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      for (int fd : fds_)
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
@@ -686,7 +733,8 @@ int Recorder::Run() {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   cmdline.push_back(n > 0 ? std::string(exe, n) : "perf-buildid");
-  for (int i = 0; i < argc_; i++) cmdline.push_back(argv_[i]);
+  for (int i = 0; i < argc_; i++)
+    cmdline.push_back(argv_[i]);
   f.cmdline = cmdline;
   f.build_ids = table_;
   Status fin = writer_->Finish(f);
@@ -711,7 +759,8 @@ bool ParseU64(const char* s, uint64_t* v) {
   char* end;
   errno = 0;
   unsigned long long x = strtoull(s, &end, 10);
-  if (errno || *end || end == s || x == 0) return false;
+  if (errno || *end || end == s || x == 0)
+    return false;
   *v = x;
   return true;
 }
@@ -719,18 +768,13 @@ bool ParseU64(const char* s, uint64_t* v) {
 }  // namespace
 
 int pbid_cmd_record(int argc, char** argv) {
-  static const option kOpts[] = {{"output", required_argument, nullptr, 'o'},
-                                 {"freq", required_argument, nullptr, 'F'},
-                                 {"count", required_argument, nullptr, 'c'},
-                                 {"call-graph", no_argument, nullptr, 'g'},
-                                 {"event", required_argument, nullptr, 'e'},
-                                 {"all-cpus", no_argument, nullptr, 'a'},
-                                 {"pid", required_argument, nullptr, 'p'},
-                                 {"mmap-pages", required_argument, nullptr, 'm'},
-                                 {"quiet", no_argument, nullptr, 'q'},
-                                 {"no-buildid-attr", no_argument, nullptr, 'B'},
-                                 {"help", no_argument, nullptr, 'h'},
-                                 {nullptr, 0, nullptr, 0}};
+  static const option kOpts[] = {
+      {"output", required_argument, nullptr, 'o'}, {"freq", required_argument, nullptr, 'F'},
+      {"count", required_argument, nullptr, 'c'},  {"call-graph", no_argument, nullptr, 'g'},
+      {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
+      {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
+      {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
+      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;
   optind = 1;
@@ -740,23 +784,26 @@ int pbid_cmd_record(int argc, char** argv) {
     switch (c) {
       case 'o': o.output = optarg; break;
       case 'F':
-        if (!ParseU64(optarg, &o.freq)) return UsageError("record", "bad -F value");
+        if (!ParseU64(optarg, &o.freq))
+          return UsageError("record", "bad -F value");
         have_freq = true;
         break;
       case 'c':
-        if (!ParseU64(optarg, &o.period)) return UsageError("record", "bad -c value");
+        if (!ParseU64(optarg, &o.period))
+          return UsageError("record", "bad -c value");
         break;
       case 'g': o.callchain = true; break;
       case 'e':
         o.event = optarg;
         if (o.event != "cpu-clock" && o.event != "task-clock" && o.event != "cycles") {
-          return UsageError("record", "unsupported event '" + o.event +
-                                          "' (cpu-clock, task-clock or cycles)");
+          return UsageError(
+              "record", "unsupported event '" + o.event + "' (cpu-clock, task-clock or cycles)");
         }
         break;
       case 'a': o.all_cpus = true; break;
       case 'p': {
-        if (!ParseU64(optarg, &v)) return UsageError("record", "bad -p value");
+        if (!ParseU64(optarg, &v))
+          return UsageError("record", "bad -p value");
         o.pid = static_cast<pid_t>(v);
         break;
       }
@@ -772,18 +819,21 @@ int pbid_cmd_record(int argc, char** argv) {
       default: return UsageError("record", "unknown option");
     }
   }
-  for (int i = optind; i < argc; i++) o.command.push_back(argv[i]);
+  for (int i = optind; i < argc; i++)
+    o.command.push_back(argv[i]);
   int targets = (o.all_cpus ? 1 : 0) + (o.pid > 0 ? 1 : 0) + (o.command.empty() ? 0 : 1);
   if (targets != 1) {
     return UsageError("record", "give exactly one of -a, -p PID or a command");
   }
-  if (have_freq && o.period) return UsageError("record", "-F and -c exclude each other");
+  if (have_freq && o.period)
+    return UsageError("record", "-F and -c exclude each other");
   if (!o.period) {
     std::string max = ReadLine("/proc/sys/kernel/perf_event_max_sample_rate");
     uint64_t m = strtoull(max.c_str(), nullptr, 10);
     if (m > 0 && o.freq > m) {
-      fprintf(stderr, "perf-buildid record: -F %" PRIu64 " above the kernel's maximum, using %" PRIu64
-                      "\n", o.freq, m);
+      fprintf(stderr,
+              "perf-buildid record: -F %" PRIu64 " above the kernel's maximum, using %" PRIu64 "\n",
+              o.freq, m);
       o.freq = m;
     }
   }

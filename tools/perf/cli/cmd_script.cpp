@@ -87,59 +87,67 @@ Result<std::string> Describe(const RecordView& r, const EventAttr* attr) {
   switch (r.header.type) {
     case PERF_RECORD_MMAP2: {
       auto m = ParseMmap2(r, attr);
-      if (!m.ok()) return m.error();
-      std::string id = m->has_build_id
-                           ? "<" + m->build_id.ToHex() + ">"
-                           : Fmt("%02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min, m->ino,
-                                 m->ino_generation);
-      return n + Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 " ", m->pid, m->tid,
-                     m->start, m->len, m->pgoff) +
+      if (!m.ok())
+        return m.error();
+      std::string id = m->has_build_id ? "<" + m->build_id.ToHex() + ">"
+                                       : Fmt("%02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min,
+                                             m->ino, m->ino_generation);
+      return n +
+             Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 " ", m->pid, m->tid, m->start,
+                 m->len, m->pgoff) +
              id + "]: " + ProtString(m->prot, m->flags) + " " + std::string(m->filename) +
              (m->misc_bit_untrusted ? " (build-id bit ignored: event lacks attr.build_id)" : "");
     }
     case PERF_RECORD_MMAP: {
       auto m = ParseMmap(r, attr);
-      if (!m.ok()) return m.error();
-      return n + Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]: %s", m->pid,
-                     m->tid, m->start, m->len, m->pgoff, std::string(m->filename).c_str());
+      if (!m.ok())
+        return m.error();
+      return n + Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]: %s", m->pid, m->tid,
+                     m->start, m->len, m->pgoff, std::string(m->filename).c_str());
     }
     case PERF_RECORD_COMM: {
       auto c = ParseComm(r, attr);
-      if (!c.ok()) return c.error();
+      if (!c.ok())
+        return c.error();
       return n + (c->exec ? " exec" : "") +
              Fmt(": %s:%d/%d", std::string(c->comm).c_str(), c->pid, c->tid);
     }
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT: {
       auto t = ParseTask(r, attr);
-      if (!t.ok()) return t.error();
+      if (!t.ok())
+        return t.error();
       return n + Fmt("(%d:%d):(%d:%d)", t->pid, t->tid, t->ppid, t->ptid);
     }
     case PERF_RECORD_LOST: {
       auto l = ParseLost(r, attr);
-      if (!l.ok()) return l.error();
+      if (!l.ok())
+        return l.error();
       return n + Fmt(" id %" PRIu64 " lost %" PRIu64, l->id, l->lost);
     }
     case PERF_RECORD_LOST_SAMPLES: {
       auto l = ParseLostSamples(r, attr);
-      if (!l.ok()) return l.error();
+      if (!l.ok())
+        return l.error();
       return n + Fmt(" lost %" PRIu64, l->lost);
     }
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE: {
       auto t = ParseThrottle(r, attr);
-      if (!t.ok()) return t.error();
-      return n + Fmt(" %" PRIu64 " id %" PRIu64 " stream %" PRIu64, t->time, t->id,
-                     t->stream_id);
+      if (!t.ok())
+        return t.error();
+      return n + Fmt(" %" PRIu64 " id %" PRIu64 " stream %" PRIu64, t->time, t->id, t->stream_id);
     }
     case PERF_RECORD_SAMPLE: {
-      if (!attr) return n;
+      if (!attr)
+        return n;
       auto s = ParseSample(r, *attr);
-      if (!s.ok()) return s.error();
-      std::string out = n + Fmt("(IP, 0x%x): %d/%d: 0x%" PRIx64 " period: %" PRIu64
-                                " cpu: %u id: %" PRIu64,
-                                r.header.misc, s->sample_id.pid, s->sample_id.tid, s->ip,
-                                s->period, s->sample_id.cpu, s->sample_id.id);
+      if (!s.ok())
+        return s.error();
+      std::string out =
+          n + Fmt("(IP, 0x%x): %d/%d: 0x%" PRIx64 " period: %" PRIu64 " cpu: %u id: %" PRIu64,
+                  r.header.misc, s->sample_id.pid, s->sample_id.tid, s->ip, s->period,
+                  s->sample_id.cpu, s->sample_id.id);
       if (s->callchain.size()) {
         out += Fmt("\n... FP chain: nr:%" PRIu64, s->callchain.size());
         for (uint64_t i = 0; i < s->callchain.size(); i++) {
@@ -150,11 +158,11 @@ Result<std::string> Describe(const RecordView& r, const EventAttr* attr) {
     }
     case kRecordHeaderBuildId: {
       auto b = ParseHeaderBuildId(r);
-      if (!b.ok()) return b.error();
+      if (!b.ok())
+        return b.error();
       return n + Fmt(": %s %s", b->build_id.ToHex().c_str(), std::string(b->filename).c_str());
     }
-    default:
-      return n;
+    default: return n;
   }
 }
 
@@ -211,25 +219,28 @@ int pbid_cmd_script(int argc, char** argv) {
     return code;
   }
   auto reader = OpenInput("script", input);
-  if (!reader) return kExitBadInput;
+  if (!reader)
+    return kExitBadInput;
   Session session(*reader);
   uint64_t current_time = 0;
   auto on_sample = [&](const SampleContext& s) {
     const SampleId& id = s.sample.sample_id;
     std::string name = s.attr.name.empty() ? "event" : s.attr.name;
     const Mapping* m = s.mapping;
-    printf("%16s %6u %s: %10" PRIu64 " %s: %16" PRIx64 " (%s)\n",
-           session.CommOf(id.pid).c_str(), id.tid, FormatTime(id.time).c_str(), s.sample.period,
-           name.c_str(), s.sample.ip, m ? m->path.c_str() : "[unknown]");
+    printf("%16s %6u %s: %10" PRIu64 " %s: %16" PRIx64 " (%s)\n", session.CommOf(id.pid).c_str(),
+           id.tid, FormatTime(id.time).c_str(), s.sample.period, name.c_str(), s.sample.ip,
+           m ? m->path.c_str() : "[unknown]");
     for (uint64_t i = 0; i < s.sample.callchain.size(); i++) {
       uint64_t ip = s.sample.callchain[i];
-      if (ip >= kContextMax) continue;
+      if (ip >= kContextMax)
+        continue;
       printf("\t%16" PRIx64 "\n", ip);
     }
     current_time = id.time;
   };
   auto on_record = [&](const RecordView& r, const EventAttr* attr) {
-    if (no_mmap || r.header.type == PERF_RECORD_SAMPLE) return;
+    if (no_mmap || r.header.type == PERF_RECORD_SAMPLE)
+      return;
     if (r.header.type != PERF_RECORD_MMAP && r.header.type != PERF_RECORD_MMAP2 &&
         r.header.type != PERF_RECORD_COMM && r.header.type != PERF_RECORD_FORK &&
         r.header.type != PERF_RECORD_EXIT && r.header.type != PERF_RECORD_LOST &&
@@ -237,7 +248,8 @@ int pbid_cmd_script(int argc, char** argv) {
       return;
     }
     auto d = Describe(r, attr);
-    if (!d.ok()) return;
+    if (!d.ok())
+      return;
     auto sid = ParseSampleId(r, attr);
     SampleId id = sid.ok() ? *sid : SampleId();
     std::string extra;
@@ -263,30 +275,35 @@ int pbid_cmd_dump(int argc, char** argv) {
   std::string input = "perf.data";
   bool no_hex = false;
   int code = 0;
-  if (!ParseCommon("dump", kDumpHelp, argc, argv, &input, &no_hex, "no-hex", &code)) return code;
+  if (!ParseCommon("dump", kDumpHelp, argc, argv, &input, &no_hex, "no-hex", &code))
+    return code;
   auto reader = OpenInput("dump", input);
-  if (!reader) return kExitBadInput;
+  if (!reader)
+    return kExitBadInput;
   printf("# byte order: %s%s\n", reader->swapped() ? "swapped" : "native",
          reader->pipe_mode() ? ", pipe mode" : "");
   printf("# data: offset 0x%" PRIx64 " size 0x%" PRIx64 " records %" PRIu64 "\n",
          reader->data_offset(), reader->data_size(), reader->record_count());
   for (size_t i = 0; i < reader->attrs().size(); i++) {
     const EventAttr& a = reader->attrs()[i];
-    printf("# attr[%zu] %s: type %u config %llu sample_type 0x%llx build_id %d "
-           "sample_id_all %d ids",
-           i, a.name.c_str(), a.attr.type, static_cast<unsigned long long>(a.attr.config),
-           static_cast<unsigned long long>(a.attr.sample_type), a.attr.build_id,
-           a.attr.sample_id_all);
-    for (uint64_t id : a.ids) printf(" %" PRIu64, id);
+    printf(
+        "# attr[%zu] %s: type %u config %llu sample_type 0x%llx build_id %d "
+        "sample_id_all %d ids",
+        i, a.name.c_str(), a.attr.type, static_cast<unsigned long long>(a.attr.config),
+        static_cast<unsigned long long>(a.attr.sample_type), a.attr.build_id, a.attr.sample_id_all);
+    for (uint64_t id : a.ids)
+      printf(" %" PRIu64, id);
     printf("\n");
   }
   for (int bit = 1; bit < kFeatBits; bit++) {
     auto [p, n] = reader->FeatureBytes(bit);
-    if (p) printf("# feature %d: %zu bytes\n", bit, n);
+    if (p)
+      printf("# feature %d: %zu bytes\n", bit, n);
   }
   for (const RecordView& r : reader->records()) {
     printf("\n0x%" PRIx64 " [0x%x]: event: %u\n", r.offset, r.header.size, r.header.type);
-    if (!no_hex) HexDump(r);
+    if (!no_hex)
+      HexDump(r);
     const EventAttr* attr = reader->AttrForRecord(r);
     auto d = Describe(r, attr);
     if (!d.ok()) {
@@ -298,7 +315,8 @@ int pbid_cmd_dump(int argc, char** argv) {
     uint64_t t = sid.ok() ? sid->time : 0;
     if (r.header.type == PERF_RECORD_SAMPLE && attr) {
       auto s = ParseSample(r, *attr);
-      if (s.ok()) t = s->sample_id.time;
+      if (s.ok())
+        t = s->sample_id.time;
     }
     printf("%" PRIu64 " 0x%" PRIx64 " [0x%x]: %s\n", t, r.offset, r.header.size, d->c_str());
   }

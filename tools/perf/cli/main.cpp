@@ -51,10 +51,8 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"record", pbid_cmd_record},
-    {"buildid-list", pbid_cmd_buildid_list},
-    {"maps", pbid_cmd_maps},
-    {"script", pbid_cmd_script},
+    {"record", pbid_cmd_record}, {"buildid-list", pbid_cmd_buildid_list},
+    {"maps", pbid_cmd_maps},     {"script", pbid_cmd_script},
     {"dump", pbid_cmd_dump},
 #ifdef PBID_HAVE_REPORT
     {"report", pbid_cmd_report},
@@ -86,7 +84,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const Command& c : kCommands) {
-    if (!strcmp(cmd, c.name)) return c.fn(argc - 1, argv + 1);
+    if (!strcmp(cmd, c.name))
+      return c.fn(argc - 1, argv + 1);
   }
   fprintf(stderr, "perf-buildid: '%s' is not a command. See 'perf-buildid --help'.\n", cmd);
   return pbid::cli::kExitUsage;

@@ -8,9 +8,12 @@ namespace pbid {
 namespace {
 
 int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
@@ -69,14 +72,10 @@ size_t BuildId::Hash() const {
 
 const char* BuildIdSourceName(BuildIdSource s) {
   switch (s) {
-    case BuildIdSource::kNone:
-      return "none";
-    case BuildIdSource::kKernelRecord:
-      return "kernel";
-    case BuildIdSource::kSynthesized:
-      return "synthesized";
-    case BuildIdSource::kFile:
-      return "file";
+    case BuildIdSource::kNone: return "none";
+    case BuildIdSource::kKernelRecord: return "kernel";
+    case BuildIdSource::kSynthesized: return "synthesized";
+    case BuildIdSource::kFile: return "file";
   }
   return "none";
 }

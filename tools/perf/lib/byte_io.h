@@ -17,9 +17,15 @@
 namespace pbid {
 namespace internal {
 
-inline uint16_t Swap16(uint16_t v) { return __builtin_bswap16(v); }
-inline uint32_t Swap32(uint32_t v) { return __builtin_bswap32(v); }
-inline uint64_t Swap64(uint64_t v) { return __builtin_bswap64(v); }
+inline uint16_t Swap16(uint16_t v) {
+  return __builtin_bswap16(v);
+}
+inline uint32_t Swap32(uint32_t v) {
+  return __builtin_bswap32(v);
+}
+inline uint64_t Swap64(uint64_t v) {
+  return __builtin_bswap64(v);
+}
 
 // Reverses the bits of every byte: how perf carries attr bitfields across endianness (the
 // bitfield word is not byte-swapped, each byte is bit-reversed).
@@ -28,7 +34,8 @@ inline uint64_t RevBitsInBytes(uint64_t v) {
   memcpy(b, &v, 8);
   for (auto& x : b) {
     uint8_t r = 0;
-    for (int i = 0; i < 8; i++) r |= ((x >> i) & 1) << (7 - i);
+    for (int i = 0; i < 8; i++)
+      r |= ((x >> i) & 1) << (7 - i);
     x = r;
   }
   memcpy(&v, b, 8);
@@ -49,19 +56,22 @@ class ByteReader {
   bool Has(size_t off, size_t n) const { return off <= size_ && n <= size_ - off; }
 
   Result<uint64_t> U64(size_t off, const char* field) const {
-    if (!Has(off, 8)) return OutOfBounds(off, 8, field);
+    if (!Has(off, 8))
+      return OutOfBounds(off, 8, field);
     uint64_t v;
     memcpy(&v, data_ + off, 8);
     return swap_ ? Swap64(v) : v;
   }
   Result<uint32_t> U32(size_t off, const char* field) const {
-    if (!Has(off, 4)) return OutOfBounds(off, 4, field);
+    if (!Has(off, 4))
+      return OutOfBounds(off, 4, field);
     uint32_t v;
     memcpy(&v, data_ + off, 4);
     return swap_ ? Swap32(v) : v;
   }
   Result<uint16_t> U16(size_t off, const char* field) const {
-    if (!Has(off, 2)) return OutOfBounds(off, 2, field);
+    if (!Has(off, 2))
+      return OutOfBounds(off, 2, field);
     uint16_t v;
     memcpy(&v, data_ + off, 2);
     return swap_ ? Swap16(v) : v;
@@ -85,11 +95,12 @@ class ByteReader {
 
   // A NUL-terminated string inside [off, off+max): fails if no NUL is found.
   Result<std::string_view> CString(size_t off, size_t max, const char* field) const {
-    if (!Has(off, max)) return OutOfBounds(off, max, field);
+    if (!Has(off, max))
+      return OutOfBounds(off, max, field);
     const void* nul = memchr(data_ + off, 0, max);
     if (nul == nullptr) {
-      return Error(field, base_ + off, "string not NUL-terminated within " + std::to_string(max) +
-                                           " bytes");
+      return Error(field, base_ + off,
+                   "string not NUL-terminated within " + std::to_string(max) + " bytes");
     }
     return std::string_view(reinterpret_cast<const char*>(data_ + off),
                             static_cast<const uint8_t*>(nul) - (data_ + off));
@@ -129,7 +140,8 @@ class ByteWriter {
     Zeros(len - s.size());
   }
   void PadTo(size_t align) {
-    while (buf_.size() % align != 0) buf_.push_back(0);
+    while (buf_.size() % align != 0)
+      buf_.push_back(0);
   }
   void Patch16(size_t off, uint16_t v) {
     v = swap_ ? Swap16(v) : v;

@@ -41,8 +41,7 @@ Result<bool> ScanNotes(Elf_Data* data, const std::string& name, MaybeBuildId* ou
   size_t off = 0;
   GElf_Nhdr nhdr;
   size_t name_off, desc_off;
-  while (off < data->d_size &&
-         (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+  while (off < data->d_size && (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
     const char* base = static_cast<const char*>(data->d_buf);
     if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
         memcmp(base + name_off, "GNU", 4) == 0) {
@@ -59,37 +58,50 @@ Result<bool> ScanNotes(Elf_Data* data, const std::string& name, MaybeBuildId* ou
 }
 
 Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
-  if (elf_kind(elf) != ELF_K_ELF) return Error(name, "not an ELF file");
+  if (elf_kind(elf) != ELF_K_ELF)
+    return Error(name, "not an ELF file");
   MaybeBuildId found;
   // Program headers first: that is what the loader (and the kernel) sees.
   size_t phnum = 0;
   if (elf_getphdrnum(elf, &phnum) == 0 && phnum > 0) {
-    if (phnum > kMaxPhdrs) return Error(name + ": e_phnum", "too many program headers");
+    if (phnum > kMaxPhdrs)
+      return Error(name + ": e_phnum", "too many program headers");
     for (size_t i = 0; i < phnum; i++) {
       GElf_Phdr phdr;
-      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr) continue;
-      if (phdr.p_type != PT_NOTE) continue;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr)
+        continue;
+      if (phdr.p_type != PT_NOTE)
+        continue;
       Elf_Data* data = elf_getdata_rawchunk(elf, phdr.p_offset, phdr.p_filesz,
                                             phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-      if (data == nullptr) continue;
+      if (data == nullptr)
+        continue;
       auto r = ScanNotes(data, name, &found);
-      if (!r.ok()) return r.error();
-      if (*r) return found;
+      if (!r.ok())
+        return r.error();
+      if (*r)
+        return found;
     }
   }
   // Then section headers: separate debug files and relocatable objects have no PT_NOTE.
   size_t shnum = 0;
-  if (elf_getshdrnum(elf, &shnum) != 0) return ElfError(name, "cannot read section headers");
-  if (shnum > kMaxSections) return Error(name + ": e_shnum", "too many sections");
+  if (elf_getshdrnum(elf, &shnum) != 0)
+    return ElfError(name, "cannot read section headers");
+  if (shnum > kMaxSections)
+    return Error(name + ": e_shnum", "too many sections");
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE) continue;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE)
+      continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
+    if (data == nullptr)
+      continue;
     auto r = ScanNotes(data, name, &found);
-    if (!r.ok()) return r.error();
-    if (*r) return found;
+    if (!r.ok())
+      return r.error();
+    if (*r)
+      return found;
   }
   return MaybeBuildId();
 }
@@ -97,26 +109,30 @@ Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
 }  // namespace
 
 Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name) {
-  if (!InitLibelf()) return Error("libelf", "elf_version failed");
+  if (!InitLibelf())
+    return Error("libelf", "elf_version failed");
   ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
-  if (!elf) return ElfError(name, "cannot read ELF");
+  if (!elf)
+    return ElfError(name, "cannot read ELF");
   return FromElf(elf.get(), name);
 }
 
 Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Sys(path, errno, "cannot open");
+  if (fd < 0)
+    return Error::Sys(path, errno, "cannot open");
   auto r = ReadElfBuildIdFd(fd, path);
   close(fd);
   return r;
 }
 
-Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size,
-                                          const std::string& name) {
-  if (!InitLibelf()) return Error("libelf", "elf_version failed");
+Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size, const std::string& name) {
+  if (!InitLibelf())
+    return Error("libelf", "elf_version failed");
   // elf_memory wants a writable pointer but ELF_C_READ_MMAP-style access only reads it.
   ElfPtr elf(elf_memory(static_cast<char*>(const_cast<void*>(image)), size));
-  if (!elf) return ElfError(name, "cannot read ELF image");
+  if (!elf)
+    return ElfError(name, "cannot read ELF image");
   return FromElf(elf.get(), name);
 }
 
@@ -149,9 +165,11 @@ Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std:
 Result<MaybeBuildId> KernelBuildId() {
   const char* path = "/sys/kernel/notes";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Sys(path, errno, "cannot open");
+  if (!in)
+    return Error::Sys(path, errno, "cannot open");
   std::vector<char> notes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (notes.empty()) return MaybeBuildId();
+  if (notes.empty())
+    return MaybeBuildId();
   return ReadNotesBuildId(notes.data(), notes.size(), path);
 }
 

@@ -12,18 +12,22 @@
 namespace pbid {
 namespace {
 
-std::string Fixture(const char* name) { return std::string(PBID_FIXTURES) + "/" + name; }
+std::string Fixture(const char* name) {
+  return std::string(PBID_FIXTURES) + "/" + name;
+}
 
 // What binutils says, as the reference.
 std::string Readelf(const std::string& path) {
   std::string cmd = "readelf -n '" + path + "' 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
+  if (!p)
+    return "";
   char line[512];
   std::string id;
   while (fgets(line, sizeof(line), p)) {
     char hex[128];
-    if (sscanf(line, " Build ID: %127s", hex) == 1) id = hex;
+    if (sscanf(line, " Build ID: %127s", hex) == 1)
+      id = hex;
   }
   pclose(p);
   return id;
@@ -53,15 +57,15 @@ TEST_P(ElfStyleTest, MatchesReadelf) {
   EXPECT_EQ(**id, **mem);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Styles, ElfStyleTest,
-    ::testing::Values(std::make_pair("sha1.so", size_t{20}), std::make_pair("md5.so", size_t{16}),
-                      std::make_pair("uuid.so", size_t{16}),
-                      std::make_pair("elf32.elf", size_t{20})),
-    [](const auto& info) {
-      std::string n = info.param.first;
-      return n.substr(0, n.find('.'));
-    });
+INSTANTIATE_TEST_SUITE_P(Styles, ElfStyleTest,
+                         ::testing::Values(std::make_pair("sha1.so", size_t{20}),
+                                           std::make_pair("md5.so", size_t{16}),
+                                           std::make_pair("uuid.so", size_t{16}),
+                                           std::make_pair("elf32.elf", size_t{20})),
+                         [](const auto& info) {
+                           std::string n = info.param.first;
+                           return n.substr(0, n.find('.'));
+                         });
 
 TEST(ElfBuildIdTest, NoBuildIdIsNotAnError) {
   auto id = ReadElfBuildId(Fixture("none.so"));
@@ -91,8 +95,8 @@ TEST(ElfBuildIdTest, FailuresAreErrors) {
 
 TEST(ElfBuildIdTest, BareNotes) {
   // namesz=4 descsz=4 type=NT_GNU_BUILD_ID(3) "GNU\0" deadbeef
-  const unsigned char notes[] = {4, 0, 0, 0, 4, 0, 0, 0, 3, 0,    0,    0,    'G', 'N',
-                                 'U', 0, 0xde, 0xad, 0xbe, 0xef};
+  const unsigned char notes[] = {4, 0, 0,   0,   4,   0, 0,    0,    3,    0,
+                                 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef};
   auto id = ReadNotesBuildId(notes, sizeof(notes), "notes");
   ASSERT_TRUE(id.ok()) << id.error().ToString();
   ASSERT_TRUE(id->has_value());
@@ -101,8 +105,10 @@ TEST(ElfBuildIdTest, BareNotes) {
 
 TEST(ElfBuildIdTest, KernelMatchesPerf) {
   auto id = KernelBuildId();
-  if (!id.ok() || !id->has_value()) GTEST_SKIP() << "no /sys/kernel/notes build id";
-  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/perf";
+  if (!id.ok() || !id->has_value())
+    GTEST_SKIP() << "no /sys/kernel/notes build id";
+  if (access("/usr/bin/perf", X_OK) != 0)
+    GTEST_SKIP() << "no /usr/bin/perf";
   FILE* p = popen("/usr/bin/perf buildid-list -k 2>/dev/null", "r");
   ASSERT_NE(nullptr, p);
   char line[128] = {};
@@ -110,7 +116,8 @@ TEST(ElfBuildIdTest, KernelMatchesPerf) {
   pclose(p);
   ASSERT_NE(nullptr, got);
   std::string s(line);
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+    s.pop_back();
   EXPECT_EQ(s, (*id)->ToHex());
 }
 

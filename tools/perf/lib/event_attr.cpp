@@ -16,15 +16,16 @@ struct Field {
   uint8_t width;
 };
 constexpr Field kFields[] = {
-    {0, 4},   {4, 4},   {8, 8},   {16, 8},  {24, 8},  {32, 8},  {48, 4},  {52, 4},
-    {56, 8},  {64, 8},  {72, 8},  {80, 8},  {88, 4},  {92, 4},  {96, 8},  {104, 4},
+    {0, 4},   {4, 4},   {8, 8},   {16, 8},  {24, 8},  {32, 8},  {48, 4}, {52, 4},
+    {56, 8},  {64, 8},  {72, 8},  {80, 8},  {88, 4},  {92, 4},  {96, 8}, {104, 4},
     {108, 2}, {110, 2}, {112, 4}, {116, 4}, {120, 8}, {128, 8},
 };
 constexpr size_t kFlagsOffset = 40;
 
 void SwapFields(uint8_t* p, size_t size) {
   for (const Field& f : kFields) {
-    if (f.off + f.width > size) break;
+    if (f.off + f.width > size)
+      break;
     if (f.width == 8) {
       uint64_t v;
       memcpy(&v, p + f.off, 8);
@@ -68,7 +69,8 @@ Result<perf_event_attr> DecodeAttr(const uint8_t* p, size_t size, bool swap, uin
   }
   uint8_t* dst = reinterpret_cast<uint8_t*>(&attr);
   memcpy(dst, p, n);
-  if (swap) SwapFields(dst, n);
+  if (swap)
+    SwapFields(dst, n);
   attr.size = static_cast<uint32_t>(n);
   return attr;
 }
@@ -79,7 +81,8 @@ std::vector<uint8_t> EncodeAttr(const perf_event_attr& attr, bool swap, uint32_t
   copy.size = size;
   size_t n = size < sizeof(copy) ? size : sizeof(copy);
   memcpy(out.data(), &copy, n);
-  if (swap) SwapFields(out.data(), n);
+  if (swap)
+    SwapFields(out.data(), n);
   return out;
 }
 

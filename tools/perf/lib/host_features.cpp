@@ -15,16 +15,20 @@ std::optional<std::string> CpuDesc() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
+    if (line.rfind("model name", 0) != 0)
+      continue;
     auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
+    if (colon == std::string::npos)
+      continue;
     std::string v = line.substr(colon + 1);
     std::string out;
     for (char c : v) {
-      if ((c == ' ' || c == '\t') && (out.empty() || out.back() == ' ')) continue;
+      if ((c == ' ' || c == '\t') && (out.empty() || out.back() == ' '))
+        continue;
       out += (c == '\t') ? ' ' : c;
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
     return out;
   }
   return std::nullopt;
@@ -47,7 +51,8 @@ Features HostFeatures() {
     f.nr_cpus_online = static_cast<uint32_t>(onln);
   }
   f.cpudesc = CpuDesc();
-  if (!f.cpudesc) f.cpudesc = f.arch;
+  if (!f.cpudesc)
+    f.cpudesc = f.arch;
   return f;
 }
 

@@ -16,7 +16,7 @@ using internal::ByteReader;
 
 namespace {
 
-constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2"
+constexpr uint64_t kMagic = 0x32454c4946524550ULL;    // "PERFILE2"
 constexpr uint64_t kMagicV1 = 0x454c494652455050ULL;  // "PERFFILE" (perf < 2.6.38)
 constexpr uint64_t kFileHeaderSize = 104;
 constexpr uint64_t kPipeHeaderSize = 16;
@@ -24,9 +24,10 @@ constexpr uint64_t kMaxAttrs = 1 << 16;
 
 const char* FeatureName(int bit) {
   static const char* const kNames[] = {
-      "RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH",
-      "NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC"};
-  if (bit >= 0 && bit < static_cast<int>(sizeof(kNames) / sizeof(kNames[0]))) return kNames[bit];
+      "RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME",  "OSRELEASE", "VERSION",   "ARCH",
+      "NRCPUS",   "CPUDESC",      "CPUID",    "TOTAL_MEM", "CMDLINE",   "EVENT_DESC"};
+  if (bit >= 0 && bit < static_cast<int>(sizeof(kNames) / sizeof(kNames[0])))
+    return kNames[bit];
   return nullptr;
 }
 
@@ -49,9 +50,11 @@ Error OutsideFile(const std::string& field, uint64_t field_off, uint64_t off, ui
 // The perf string encoding: u32 length (including padding), then the NUL-terminated string.
 Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::string& field) {
   auto len = br.U32(*off, (field + ".len").c_str());
-  if (!len.ok()) return len.error();
+  if (!len.ok())
+    return len.error();
   auto s = br.CString(*off + 4, *len, field.c_str());
-  if (!s.ok()) return s.error();
+  if (!s.ok())
+    return s.error();
   *off += 4 + *len;
   return std::string(*s);
 }
@@ -60,7 +63,8 @@ Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::str
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Sys(path, errno, "cannot open");
+  if (fd < 0)
+    return Error::Sys(path, errno, "cannot open");
   struct stat st;
   if (fstat(fd, &st) < 0) {
     int e = errno;
@@ -85,7 +89,8 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& 
   }
   close(fd);
   Status s = r->Validate();
-  if (!s.ok()) return s.error();
+  if (!s.ok())
+    return s.error();
   return r;
 }
 
@@ -95,12 +100,14 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<ui
   r->base_ = r->owned_.data();
   r->size_ = r->owned_.size();
   Status s = r->Validate();
-  if (!s.ok()) return s.error();
+  if (!s.ok())
+    return s.error();
   return r;
 }
 
 PerfDataReader::~PerfDataReader() {
-  if (mapped_) munmap(const_cast<uint8_t*>(base_), size_);
+  if (mapped_)
+    munmap(const_cast<uint8_t*>(base_), size_);
 }
 
 Status PerfDataReader::Validate() {
@@ -130,15 +137,18 @@ Status PerfDataReader::Validate() {
                  "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
   }
   Status s = ParseFileHeader();
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   s = WalkRecords();
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   return ParseFeatures(data_off_ + data_size_);
 }
 
 Status PerfDataReader::ParseFileHeader() {
   ByteReader br(base_, size_, swap_);
-  if (!br.Has(0, kFileHeaderSize)) return br.OutOfBounds(0, kFileHeaderSize, "header");
+  if (!br.Has(0, kFileHeaderSize))
+    return br.OutOfBounds(0, kFileHeaderSize, "header");
   uint64_t attr_size = br.U64At(16);
   uint64_t attrs_off = br.U64At(24), attrs_size = br.U64At(32);
   data_off_ = br.U64At(40);
@@ -148,9 +158,9 @@ Status PerfDataReader::ParseFileHeader() {
     feat_bits_[i] = (word >> (i % 64)) & 1;
   }
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
-    return Error("header.attr_size", 16, "attr entry size " + std::to_string(attr_size) +
-                                             " outside " + std::to_string(PERF_ATTR_SIZE_VER0 + 16) +
-                                             "..4096");
+    return Error("header.attr_size", 16,
+                 "attr entry size " + std::to_string(attr_size) + " outside " +
+                     std::to_string(PERF_ATTR_SIZE_VER0 + 16) + "..4096");
   }
   if (!InFile(attrs_off, attrs_size, size_)) {
     return OutsideFile("header.attrs", 24, attrs_off, attrs_size, size_);
@@ -164,20 +174,23 @@ Status PerfDataReader::ParseFileHeader() {
     return OutsideFile("header.data", 40, data_off_, data_size_, size_);
   }
   uint64_t n = attrs_size / attr_size;
-  if (n == 0) return Error("header.attrs.size", 32, "file has no events");
+  if (n == 0)
+    return Error("header.attrs.size", 32, "file has no events");
   uint64_t attr_bytes = attr_size - 16;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t off = attrs_off + i * attr_size;
     std::string field = "attr[" + std::to_string(i) + "]";
     uint32_t asz = br.U32At(off + 4);
-    if (asz == 0) asz = PERF_ATTR_SIZE_VER0;
+    if (asz == 0)
+      asz = PERF_ATTR_SIZE_VER0;
     if (asz > attr_bytes) {
       return Error(field + ".size", off + 4,
                    "attr.size " + std::to_string(asz) + " exceeds the entry size " +
                        std::to_string(attr_bytes));
     }
     auto attr = DecodeAttr(base_ + off, asz, swap_, off);
-    if (!attr.ok()) return attr.error();
+    if (!attr.ok())
+      return attr.error();
     EventAttr ea;
     ea.attr = *attr;
     uint64_t ids_off = br.U64At(off + attr_bytes), ids_size = br.U64At(off + attr_bytes + 8);
@@ -188,7 +201,8 @@ Status PerfDataReader::ParseFileHeader() {
       return Error(field + ".ids.size", off + attr_bytes + 8,
                    std::to_string(ids_size) + " is not a multiple of 8");
     }
-    for (uint64_t j = 0; j < ids_size / 8; j++) ea.ids.push_back(br.U64At(ids_off + 8 * j));
+    for (uint64_t j = 0; j < ids_size / 8; j++)
+      ea.ids.push_back(br.U64At(ids_off + 8 * j));
     attrs_.push_back(std::move(ea));
   }
   return Ok();
@@ -210,15 +224,18 @@ Status PerfDataReader::WalkRecords() {
           return Error("data.header_attr.size", off + 6, "too small for an attr");
         }
         uint32_t asz = rb.U32At(8 + 4);
-        if (asz == 0) asz = PERF_ATTR_SIZE_VER0;
+        if (asz == 0)
+          asz = PERF_ATTR_SIZE_VER0;
         if (8 + static_cast<uint64_t>(asz) > h->size) {
           return Error("data.header_attr.attr.size", off + 12, "attr runs past its record");
         }
         auto attr = DecodeAttr(base_ + off + 8, asz, swap_, off + 8);
-        if (!attr.ok()) return attr.error();
+        if (!attr.ok())
+          return attr.error();
         EventAttr ea;
         ea.attr = *attr;
-        for (uint64_t p = 8 + asz; p + 8 <= h->size; p += 8) ea.ids.push_back(rb.U64At(p));
+        for (uint64_t p = 8 + asz; p + 8 <= h->size; p += 8)
+          ea.ids.push_back(rb.U64At(p));
         attrs_.push_back(std::move(ea));
       } else if (h->type == 80 /* PERF_RECORD_HEADER_FEATURE */ && h->size >= 16) {
         uint64_t bit = rb.U64At(8);
@@ -226,7 +243,8 @@ Status PerfDataReader::WalkRecords() {
           feat_bits_[bit] = true;
           feat_sections_[bit] = {off + 16, h->size - 16};
           Status s = ParseFeature(static_cast<int>(bit), off + 16, h->size - 16);
-          if (!s.ok()) return s;
+          if (!s.ok())
+            return s;
         }
       }
     }
@@ -240,29 +258,35 @@ Status PerfDataReader::ParsePipeStream() {
   data_off_ = kPipeHeaderSize;
   data_size_ = size_ - kPipeHeaderSize;
   Status s = WalkRecords();
-  if (!s.ok()) return s;
-  if (attrs_.empty()) return Error("data", data_off_, "pipe stream has no HEADER_ATTR record");
+  if (!s.ok())
+    return s;
+  if (attrs_.empty())
+    return Error("data", data_off_, "pipe stream has no HEADER_ATTR record");
   return Ok();
 }
 
 Status PerfDataReader::ParseFeatures(uint64_t feat_off) {
   int n = 0;
-  for (int i = 0; i < kFeatBits; i++) n += feat_bits_[i];
-  if (n == 0) return Ok();
+  for (int i = 0; i < kFeatBits; i++)
+    n += feat_bits_[i];
+  if (n == 0)
+    return Ok();
   if (!InFile(feat_off, static_cast<uint64_t>(n) * 16, size_)) {
     return OutsideFile("features.table", feat_off, feat_off, n * 16, size_);
   }
   ByteReader br(base_, size_, swap_);
   uint64_t entry = feat_off;
   for (int bit = 0; bit < kFeatBits; bit++) {
-    if (!feat_bits_[bit]) continue;
+    if (!feat_bits_[bit])
+      continue;
     uint64_t off = br.U64At(entry), size = br.U64At(entry + 8);
     if (!InFile(off, size, size_)) {
       return OutsideFile(FeatField(bit, ".offset"), entry, off, size, size_);
     }
     feat_sections_[bit] = {off, size};
     Status s = ParseFeature(bit, off, size);
-    if (!s.ok()) return s;
+    if (!s.ok())
+      return s;
     entry += 16;
   }
   return Ok();
@@ -273,7 +297,8 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
   size_t pos = 0;
   auto str = [&](std::optional<std::string>* dst) -> Status {
     auto s = ReadString(br, &pos, FeatField(bit, ""));
-    if (!s.ok()) return s.error();
+    if (!s.ok())
+      return s.error();
     *dst = *s;
     return Ok();
   };
@@ -285,22 +310,27 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
     case kFeatCpudesc: return str(&features_.cpudesc);
     case kFeatNrcpus: {
       auto a = br.U32(0, "feature[NRCPUS].nr_cpus_avail");
-      if (!a.ok()) return a.error();
+      if (!a.ok())
+        return a.error();
       auto o = br.U32(4, "feature[NRCPUS].nr_cpus_online");
-      if (!o.ok()) return o.error();
+      if (!o.ok())
+        return o.error();
       features_.nr_cpus_avail = *a;
       features_.nr_cpus_online = *o;
       return Ok();
     }
     case kFeatCmdline: {
       auto nr = br.U32(0, "feature[CMDLINE].nr");
-      if (!nr.ok()) return nr.error();
-      if (*nr > size / 4) return Error("feature[CMDLINE].nr", off, "count exceeds the section");
+      if (!nr.ok())
+        return nr.error();
+      if (*nr > size / 4)
+        return Error("feature[CMDLINE].nr", off, "count exceeds the section");
       pos = 4;
       std::vector<std::string> args;
       for (uint32_t i = 0; i < *nr; i++) {
         auto s = ReadString(br, &pos, "feature[CMDLINE].arg[" + std::to_string(i) + "]");
-        if (!s.ok()) return s.error();
+        if (!s.ok())
+          return s.error();
         args.push_back(*s);
       }
       features_.cmdline = std::move(args);
@@ -332,21 +362,26 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
     case kFeatEventDesc: {
       auto nre = br.U32(0, "feature[EVENT_DESC].nr");
       auto sz = br.U32(4, "feature[EVENT_DESC].attr_size");
-      if (!nre.ok()) return nre.error();
-      if (!sz.ok()) return sz.error();
+      if (!nre.ok())
+        return nre.error();
+      if (!sz.ok())
+        return sz.error();
       if (*sz < PERF_ATTR_SIZE_VER0 || *nre > size / *sz) {
         return Error("feature[EVENT_DESC].attr_size", off + 4, "inconsistent with the section");
       }
       pos = 8;
       for (uint32_t i = 0; i < *nre; i++) {
         std::string field = "feature[EVENT_DESC].event[" + std::to_string(i) + "]";
-        if (!br.Has(pos, *sz)) return br.OutOfBounds(pos, *sz, field.c_str());
+        if (!br.Has(pos, *sz))
+          return br.OutOfBounds(pos, *sz, field.c_str());
         pos += *sz;
         auto nri = br.U32(pos, (field + ".nr_ids").c_str());
-        if (!nri.ok()) return nri.error();
+        if (!nri.ok())
+          return nri.error();
         pos += 4;
         auto name = ReadString(br, &pos, field + ".name");
-        if (!name.ok()) return name.error();
+        if (!name.ok())
+          return name.error();
         if (!br.Has(pos, static_cast<uint64_t>(*nri) * 8)) {
           return br.OutOfBounds(pos, static_cast<uint64_t>(*nri) * 8, (field + ".ids").c_str());
         }
@@ -355,35 +390,40 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
         // Names belong to the attr with the same ids, or the same index when ids are absent.
         for (size_t a = 0; a < attrs_.size(); a++) {
           bool match = *nri ? (!attrs_[a].ids.empty() && attrs_[a].ids[0] == first_id) : a == i;
-          if (match && attrs_[a].name.empty()) attrs_[a].name = *name;
+          if (match && attrs_[a].name.empty())
+            attrs_[a].name = *name;
         }
       }
       return Ok();
     }
-    default:
-      return Ok();
+    default: return Ok();
   }
 }
 
 std::pair<const uint8_t*, size_t> PerfDataReader::FeatureBytes(int bit) const {
-  if (!HasFeature(bit)) return {nullptr, 0};
+  if (!HasFeature(bit))
+    return {nullptr, 0};
   return {base_ + feat_sections_[bit].first, feat_sections_[bit].second};
 }
 
 const EventAttr* PerfDataReader::AttrForId(uint64_t id) const {
   for (const EventAttr& a : attrs_) {
     for (uint64_t x : a.ids) {
-      if (x == id) return &a;
+      if (x == id)
+        return &a;
     }
   }
   return nullptr;
 }
 
 const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
-  if (attrs_.empty()) return nullptr;
-  if (attrs_.size() == 1) return &attrs_[0];
+  if (attrs_.empty())
+    return nullptr;
+  if (attrs_.size() == 1)
+    return &attrs_[0];
   uint64_t id = RecordEventId(r, attrs_[0]);
-  if (id == 0) return &attrs_[0];
+  if (id == 0)
+    return &attrs_[0];
   const EventAttr* a = AttrForId(id);
   return a ? a : &attrs_[0];
 }

@@ -93,7 +93,8 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   leak.sample_id = sid(10, 11, b.ids[0]);
   RecordBytes lb = BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
   uint16_t misc = PERF_RECORD_MISC_USER | kMiscMmapBuildId;
-  if (swap) misc = internal::Swap16(misc);
+  if (swap)
+    misc = internal::Swap16(misc);
   memcpy(lb.data() + 4, &misc, 2);
   out.push_back(lb);
   // A mapping without a kernel id, followed by the id the recorder read from the file.
@@ -183,8 +184,8 @@ TEST(PerfDataTest, WriteReadRoundTrip) {
   EXPECT_EQ(kExeId, (*f.build_ids)[1].build_id);
   EXPECT_EQ(16u, (*f.build_ids)[1].build_id.size());
   EXPECT_EQ("/bin/exe", (*f.build_ids)[1].filename);
-  for (int bit : {kFeatBuildId, kFeatHostname, kFeatOsrelease, kFeatVersion, kFeatArch,
-                  kFeatNrcpus, kFeatCpudesc, kFeatCmdline, kFeatEventDesc}) {
+  for (int bit : {kFeatBuildId, kFeatHostname, kFeatOsrelease, kFeatVersion, kFeatArch, kFeatNrcpus,
+                  kFeatCpudesc, kFeatCmdline, kFeatEventDesc}) {
     EXPECT_TRUE(rd.HasFeature(bit)) << bit;
   }
 
@@ -192,15 +193,16 @@ TEST(PerfDataTest, WriteReadRoundTrip) {
   std::string copy = TempPath("copy.data");
   auto w = PerfDataWriter::Create(copy, rd.attrs());
   ASSERT_TRUE(w.ok());
-  for (const RecordView& v : rd.records()) ASSERT_TRUE((*w)->WriteRecord(v.data, v.header.size).ok());
+  for (const RecordView& v : rd.records())
+    ASSERT_TRUE((*w)->WriteRecord(v.data, v.header.size).ok());
   ASSERT_TRUE((*w)->Finish(rd.features()).ok());
   auto r2 = PerfDataReader::Open(copy);
   ASSERT_TRUE(r2.ok()) << r2.error().ToString();
   ExpectContent(**r2);
   std::vector<uint8_t> a = ReadAll(path), b = ReadAll(copy);
   ASSERT_EQ(rd.data_size(), (*r2)->data_size());
-  EXPECT_EQ(0, memcmp(a.data() + rd.data_offset(), b.data() + (*r2)->data_offset(),
-                      rd.data_size()));
+  EXPECT_EQ(0,
+            memcmp(a.data() + rd.data_offset(), b.data() + (*r2)->data_offset(), rd.data_size()));
   EXPECT_EQ(a, b);  // and the whole file, features included
   unlink(path.c_str());
   unlink(copy.c_str());
@@ -213,9 +215,9 @@ TEST(PerfDataTest, SessionSourcesAndHits) {
   Session s(**r);
   uint64_t seen = 0;
   ASSERT_TRUE(s.Process([&](const SampleContext& c) {
-    ASSERT_NE(nullptr, c.mapping);
-    seen++;
-  }).ok());
+                 ASSERT_NE(nullptr, c.mapping);
+                 seen++;
+               }).ok());
   EXPECT_EQ(5u, seen);
   ASSERT_EQ(4u, s.mappings().size());
   const Mapping& exe = s.mappings()[0];
@@ -251,7 +253,8 @@ TEST(PerfDataTest, ReadsOtherByteOrder) {
   uint64_t data_off = attrs_off + 2 * (kWrittenAttrSize + 16);
   std::vector<RecordBytes> recs = Records(a, b, true);
   uint64_t data_size = 0;
-  for (auto& r : recs) data_size += r.size();
+  for (auto& r : recs)
+    data_size += r.size();
   f.U64(attrs_off);
   f.U64(2 * (kWrittenAttrSize + 16));
   f.U64(data_off);
@@ -262,7 +265,8 @@ TEST(PerfDataTest, ReadsOtherByteOrder) {
   f.U64(0);
   f.U64(0);
   f.U64(0);
-  for (uint64_t id : {1, 2, 3}) f.U64(id);
+  for (uint64_t id : {1, 2, 3})
+    f.U64(id);
   uint64_t off = ids_off;
   for (const EventAttr* e : {&a, &b}) {
     auto bytes = EncodeAttr(e->attr, true);
@@ -272,7 +276,8 @@ TEST(PerfDataTest, ReadsOtherByteOrder) {
     off += e->ids.size() * 8;
   }
   ASSERT_EQ(data_off, f.size());
-  for (auto& r : recs) f.Bytes(r.data(), r.size());
+  for (auto& r : recs)
+    f.Bytes(r.data(), r.size());
   uint64_t feat = f.size() + 16;
   f.U64(feat);
   f.U64(4 + 64);
@@ -349,7 +354,8 @@ TEST(PerfDataTest, RandomCorruptionNeverCrashes) {
   for (int iter = 0; iter < 3000; iter++) {
     std::vector<uint8_t> bad = all;
     int flips = 1 + rng() % 4;
-    for (int i = 0; i < flips; i++) bad[rng() % bad.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+    for (int i = 0; i < flips; i++)
+      bad[rng() % bad.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
     auto r = PerfDataReader::FromBytes(bad);
     if (!r.ok()) {
       rejected++;
@@ -357,7 +363,8 @@ TEST(PerfDataTest, RandomCorruptionNeverCrashes) {
     }
     Session s(**r);
     Status st = s.Process([](const SampleContext&) {});
-    if (!st.ok()) rejected++;
+    if (!st.ok())
+      rejected++;
   }
   EXPECT_GT(rejected, 0);
 }

@@ -18,7 +18,7 @@ namespace {
 constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2"
 constexpr uint64_t kHeaderSize = 104;
 constexpr uint64_t kAttrEntrySize = kWrittenAttrSize + 16;  // attr + perf_file_section ids
-constexpr size_t kNameAlign = 64;                         // NAME_ALIGN in perf's header.c
+constexpr size_t kNameAlign = 64;                           // NAME_ALIGN in perf's header.c
 constexpr size_t kBufSize = 1 << 16;
 
 void String(ByteWriter& w, const std::string& s) {
@@ -39,7 +39,8 @@ ByteWriter Header(uint64_t attrs_off, uint64_t attrs_size, uint64_t data_off, ui
   w.U64(data_size);
   w.U64(0);  // event_types: unused since perf 3.x
   w.U64(0);
-  for (int i = 0; i < 4; i++) w.U64(feat[i]);
+  for (int i = 0; i < 4; i++)
+    w.U64(feat[i]);
   return w;
 }
 
@@ -47,11 +48,13 @@ ByteWriter Header(uint64_t attrs_off, uint64_t attrs_size, uint64_t data_off, ui
 
 Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string& path,
                                                                std::vector<EventAttr> attrs) {
-  if (attrs.empty()) return Error("attrs", "a perf.data file needs at least one event");
+  if (attrs.empty())
+    return Error("attrs", "a perf.data file needs at least one event");
   std::unique_ptr<PerfDataWriter> w(new PerfDataWriter());
   w->path_ = path;
   w->fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (w->fd_ < 0) return Error::Sys(path, errno, "cannot create");
+  if (w->fd_ < 0)
+    return Error::Sys(path, errno, "cannot create");
   w->attrs_ = std::move(attrs);
 
   // Layout: header, id arrays, attr table, data. Everything before the data is final now.
@@ -60,7 +63,8 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
   std::vector<uint64_t> id_offs;
   for (const EventAttr& a : w->attrs_) {
     id_offs.push_back(off + pre.size());
-    for (uint64_t id : a.ids) pre.U64(id);
+    for (uint64_t id : a.ids)
+      pre.U64(id);
   }
   w->attrs_off_ = off + pre.size();
   for (size_t i = 0; i < w->attrs_.size(); i++) {
@@ -72,18 +76,22 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
   pre.PadTo(8);
   w->data_off_ = off + pre.size();
   uint64_t nofeat[4] = {};
-  ByteWriter hdr = Header(w->attrs_off_, w->attrs_.size() * kAttrEntrySize, w->data_off_, 0,
-                          nofeat);
+  ByteWriter hdr =
+      Header(w->attrs_off_, w->attrs_.size() * kAttrEntrySize, w->data_off_, 0, nofeat);
   Status s = w->WriteAt(0, hdr.buffer().data(), hdr.size());
-  if (s.ok()) s = w->WriteAt(kHeaderSize, pre.buffer().data(), pre.size());
-  if (!s.ok()) return s.error();
-  if (lseek(w->fd_, w->data_off_, SEEK_SET) < 0) return Error::Sys(path, errno, "lseek");
+  if (s.ok())
+    s = w->WriteAt(kHeaderSize, pre.buffer().data(), pre.size());
+  if (!s.ok())
+    return s.error();
+  if (lseek(w->fd_, w->data_off_, SEEK_SET) < 0)
+    return Error::Sys(path, errno, "lseek");
   w->buf_.reserve(kBufSize);
   return w;
 }
 
 PerfDataWriter::~PerfDataWriter() {
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0)
+    close(fd_);
 }
 
 Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
@@ -91,7 +99,8 @@ Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
   while (n > 0) {
     ssize_t r = pwrite(fd_, b, n, off);
     if (r < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return Error::Sys(path_, errno, "write failed");
     }
     b += r;
@@ -102,15 +111,18 @@ Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
 }
 
 Status PerfDataWriter::Flush() {
-  if (buf_.empty()) return Ok();
+  if (buf_.empty())
+    return Ok();
   Status s = WriteAt(data_off_ + data_size_ - buf_.size(), buf_.data(), buf_.size());
   buf_.clear();
   return s;
 }
 
 Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
-  if (finished_) return Error("writer", "record written after Finish()");
-  if (size < 8) return Error("record.size", "record smaller than its header");
+  if (finished_)
+    return Error("writer", "record written after Finish()");
+  if (size < 8)
+    return Error("record.size", "record smaller than its header");
   uint16_t hsize;
   memcpy(&hsize, static_cast<const uint8_t*>(data) + 6, 2);
   if (hsize != size) {
@@ -119,7 +131,8 @@ Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
   }
   if (buf_.size() + size > kBufSize) {
     Status s = Flush();
-    if (!s.ok()) return s;
+    if (!s.ok())
+      return s;
   }
   const uint8_t* b = static_cast<const uint8_t*>(data);
   buf_.insert(buf_.end(), b, b + size);
@@ -128,15 +141,18 @@ Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
 }
 
 Status PerfDataWriter::Finish(const Features& f) {
-  if (finished_) return Error("writer", "Finish() called twice");
+  if (finished_)
+    return Error("writer", "Finish() called twice");
   Status s = Flush();
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   finished_ = true;
 
   // Feature payloads in bit order; the section table precedes them.
   std::vector<std::pair<int, ByteWriter>> feats;
   auto add_string = [&](int bit, const std::optional<std::string>& v) {
-    if (!v) return;
+    if (!v)
+      return;
     ByteWriter w;
     String(w, *v);
     feats.emplace_back(bit, std::move(w));
@@ -163,7 +179,8 @@ Status PerfDataWriter::Finish(const Features& f) {
   if (f.cmdline) {
     ByteWriter w;
     w.U32(static_cast<uint32_t>(f.cmdline->size()));
-    for (const std::string& a : *f.cmdline) String(w, a);
+    for (const std::string& a : *f.cmdline)
+      String(w, a);
     feats.emplace_back(kFeatCmdline, std::move(w));
   }
   {
@@ -175,7 +192,8 @@ Status PerfDataWriter::Finish(const Features& f) {
       w.Bytes(bytes.data(), bytes.size());
       w.U32(static_cast<uint32_t>(a.ids.size()));
       String(w, a.name);
-      for (uint64_t id : a.ids) w.U64(id);
+      for (uint64_t id : a.ids)
+        w.U64(id);
     }
     feats.emplace_back(kFeatEventDesc, std::move(w));
   }
@@ -192,12 +210,14 @@ Status PerfDataWriter::Finish(const Features& f) {
     payload.Bytes(w.buffer().data(), w.size());
   }
   s = WriteAt(feat_off, table.buffer().data(), table.size());
-  if (s.ok()) s = WriteAt(feat_off + table.size(), payload.buffer().data(), payload.size());
-  if (!s.ok()) return s;
-  ByteWriter hdr =
-      Header(attrs_off_, attrs_.size() * kAttrEntrySize, data_off_, data_size_, bits);
+  if (s.ok())
+    s = WriteAt(feat_off + table.size(), payload.buffer().data(), payload.size());
+  if (!s.ok())
+    return s;
+  ByteWriter hdr = Header(attrs_off_, attrs_.size() * kAttrEntrySize, data_off_, data_size_, bits);
   s = WriteAt(0, hdr.buffer().data(), hdr.size());
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   if (ftruncate(fd_, feat_off + table.size() + payload.size()) < 0) {
     return Error::Sys(path_, errno, "ftruncate");
   }

@@ -23,26 +23,33 @@ Result<ProcMapping> ParseProcMapsLine(const std::string& line) {
   int name_pos = -1;
   int n = sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
                  &m.start, &m.end, perms, &m.pgoff, &maj, &min, &m.ino, &name_pos);
-  if (n < 7) return Error("maps", "cannot parse line '" + line + "'");
+  if (n < 7)
+    return Error("maps", "cannot parse line '" + line + "'");
   m.maj = maj;
   m.min = min;
-  if (perms[0] == 'r') m.prot |= PROT_READ;
-  if (perms[1] == 'w') m.prot |= PROT_WRITE;
-  if (perms[2] == 'x') m.prot |= PROT_EXEC;
+  if (perms[0] == 'r')
+    m.prot |= PROT_READ;
+  if (perms[1] == 'w')
+    m.prot |= PROT_WRITE;
+  if (perms[2] == 'x')
+    m.prot |= PROT_EXEC;
   m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-  if (name_pos > 0 && static_cast<size_t>(name_pos) < line.size()) m.path = line.substr(name_pos);
+  if (name_pos > 0 && static_cast<size_t>(name_pos) < line.size())
+    m.path = line.substr(name_pos);
   return m;
 }
 
 Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid) {
   std::string path = "/proc/" + std::to_string(pid) + "/maps";
   std::ifstream in(path);
-  if (!in) return Error::Sys(path, errno, "cannot open");
+  if (!in)
+    return Error::Sys(path, errno, "cannot open");
   std::vector<ProcMapping> out;
   std::string line;
   while (std::getline(in, line)) {
     auto m = ParseProcMapsLine(line);
-    if (!m.ok()) return Error(path, m.error().message);
+    if (!m.ok())
+      return Error(path, m.error().message);
     out.push_back(std::move(*m));
   }
   return out;
@@ -51,15 +58,18 @@ Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid) {
 namespace {
 
 bool SameInode(int fd, const FileIdentity& ident) {
-  if (ident.ino == 0) return true;
+  if (ident.ino == 0)
+    return true;
   struct stat st;
-  if (fstat(fd, &st) < 0) return false;
+  if (fstat(fd, &st) < 0)
+    return false;
   return st.st_ino == ident.ino && major(st.st_dev) == ident.maj && minor(st.st_dev) == ident.min;
 }
 
 Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode) {
   int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Sys(p, errno, "cannot open");
+  if (fd < 0)
+    return Error::Sys(p, errno, "cannot open");
   if (check_inode && !SameInode(fd, ident)) {
     close(fd);
     return Error(p, "file was replaced since it was mapped (inode differs)");
@@ -78,26 +88,32 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   std::string proc = "/proc/" + std::to_string(pid);
   // map_files is the mapped file itself, even when deleted or in another mount namespace.
   auto r = TryPath(proc + "/map_files/" + range, ident, false);
-  if (r.ok()) return r;
+  if (r.ok())
+    return r;
   Error first = r.error();
-  if (path.empty() || path[0] != '/') return first;
+  if (path.empty() || path[0] != '/')
+    return first;
   // A process that already exited or a mapping already gone: look the path up in its root.
   r = TryPath(proc + "/root" + path, ident, true);
-  if (r.ok()) return r;
+  if (r.ok())
+    return r;
   // The process is gone too (short-lived commands): our own namespace, but only if the inode
   // proves it is the same file.
   if (ident.ino != 0) {
     r = TryPath(path, ident, true);
-    if (r.ok()) return r;
+    if (r.ok())
+      return r;
   }
   return first;
 }
 
 Result<MaybeBuildId> VdsoBuildId() {
   unsigned long base = getauxval(AT_SYSINFO_EHDR);
-  if (base == 0) return MaybeBuildId();
+  if (base == 0)
+    return MaybeBuildId();
   auto maps = ReadProcMaps(getpid());
-  if (!maps.ok()) return maps.error();
+  if (!maps.ok())
+    return maps.error();
   for (const ProcMapping& m : *maps) {
     if (m.path == "[vdso]" && m.start == base) {
       return ReadElfBuildIdMemory(reinterpret_cast<const void*>(base), m.end - m.start, "[vdso]");
@@ -111,10 +127,12 @@ Result<MaybeBuildId> BuildIdCache::Get(pid_t pid, uint64_t start, uint64_t end,
   auto key = std::make_tuple(ident.maj, ident.min, ident.ino);
   if (ident.ino != 0) {
     auto it = by_inode_.find(key);
-    if (it != by_inode_.end()) return it->second;
+    if (it != by_inode_.end())
+      return it->second;
   }
   auto r = ReadMappingBuildId(pid, start, end, path, ident);
-  if (r.ok() && ident.ino != 0) by_inode_[key] = *r;
+  if (r.ok() && ident.ino != 0)
+    by_inode_[key] = *r;
   return r;
 }
 

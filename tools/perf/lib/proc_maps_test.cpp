@@ -14,7 +14,9 @@
 namespace pbid {
 namespace {
 
-std::string Fixture(const char* name) { return std::string(PBID_FIXTURES) + "/" + name; }
+std::string Fixture(const char* name) {
+  return std::string(PBID_FIXTURES) + "/" + name;
+}
 
 TEST(ProcMapsTest, ParsesLines) {
   auto m = ParseProcMapsLine(
@@ -49,13 +51,16 @@ struct Mapped {
 Mapped MapExec(const std::string& path) {
   Mapped out;
   int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return out;
+  if (fd < 0)
+    return out;
   out.addr = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
   close(fd);
   auto maps = ReadProcMaps(getpid());
-  if (!maps.ok()) return out;
+  if (!maps.ok())
+    return out;
   for (const ProcMapping& m : *maps) {
-    if (m.start == reinterpret_cast<uint64_t>(out.addr)) out.m = m;
+    if (m.start == reinterpret_cast<uint64_t>(out.addr))
+      out.m = m;
   }
   return out;
 }
@@ -106,7 +111,8 @@ TEST(ProcMapsTest, DeletedAndReplacedFiles) {
   ASSERT_TRUE(maps.ok());
   std::string deleted_path;
   for (const ProcMapping& m : *maps) {
-    if (m.start == mp.m.start) deleted_path = m.path;
+    if (m.start == mp.m.start)
+      deleted_path = m.path;
   }
   EXPECT_NE(std::string::npos, deleted_path.find("(deleted)"));
   auto del = ReadMappingBuildId(getpid(), mp.m.start, mp.m.end, deleted_path, ident);
@@ -132,7 +138,8 @@ TEST(ProcMapsTest, CacheByInode) {
 TEST(ProcMapsTest, Vdso) {
   auto id = VdsoBuildId();
   ASSERT_TRUE(id.ok()) << id.error().ToString();
-  if (!id->has_value()) GTEST_SKIP() << "vdso without build id";
+  if (!id->has_value())
+    GTEST_SKIP() << "vdso without build id";
   EXPECT_GE((*id)->size(), 8u);
 }
 

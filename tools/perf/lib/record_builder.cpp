@@ -16,14 +16,21 @@ void Begin(ByteWriter& w, uint32_t type, uint16_t misc) {
 }
 
 void SampleIdBlock(ByteWriter& w, const SampleId& id, const EventAttr* attr) {
-  if (attr == nullptr || !attr->attr.sample_id_all) return;
+  if (attr == nullptr || !attr->attr.sample_id_all)
+    return;
   uint64_t st = attr->attr.sample_type;
-  if (st & PERF_SAMPLE_TID) w.U32(id.pid), w.U32(id.tid);
-  if (st & PERF_SAMPLE_TIME) w.U64(id.time);
-  if (st & PERF_SAMPLE_ID) w.U64(id.id);
-  if (st & PERF_SAMPLE_STREAM_ID) w.U64(id.stream_id);
-  if (st & PERF_SAMPLE_CPU) w.U32(id.cpu), w.U32(0);
-  if (st & PERF_SAMPLE_IDENTIFIER) w.U64(id.id);
+  if (st & PERF_SAMPLE_TID)
+    w.U32(id.pid), w.U32(id.tid);
+  if (st & PERF_SAMPLE_TIME)
+    w.U64(id.time);
+  if (st & PERF_SAMPLE_ID)
+    w.U64(id.id);
+  if (st & PERF_SAMPLE_STREAM_ID)
+    w.U64(id.stream_id);
+  if (st & PERF_SAMPLE_CPU)
+    w.U32(id.cpu), w.U32(0);
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    w.U64(id.id);
 }
 
 RecordBytes Finish(ByteWriter& w) {
@@ -127,18 +134,28 @@ RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& call
   ByteWriter w(swap);
   Begin(w, PERF_RECORD_SAMPLE, s.cpumode);
   uint64_t st = attr.attr.sample_type;
-  if (st & PERF_SAMPLE_IDENTIFIER) w.U64(s.sample_id.id);
-  if (st & PERF_SAMPLE_IP) w.U64(s.ip);
-  if (st & PERF_SAMPLE_TID) w.U32(s.sample_id.pid), w.U32(s.sample_id.tid);
-  if (st & PERF_SAMPLE_TIME) w.U64(s.sample_id.time);
-  if (st & PERF_SAMPLE_ADDR) w.U64(s.addr);
-  if (st & PERF_SAMPLE_ID) w.U64(s.sample_id.id);
-  if (st & PERF_SAMPLE_STREAM_ID) w.U64(s.sample_id.stream_id);
-  if (st & PERF_SAMPLE_CPU) w.U32(s.sample_id.cpu), w.U32(0);
-  if (st & PERF_SAMPLE_PERIOD) w.U64(s.period);
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    w.U64(s.sample_id.id);
+  if (st & PERF_SAMPLE_IP)
+    w.U64(s.ip);
+  if (st & PERF_SAMPLE_TID)
+    w.U32(s.sample_id.pid), w.U32(s.sample_id.tid);
+  if (st & PERF_SAMPLE_TIME)
+    w.U64(s.sample_id.time);
+  if (st & PERF_SAMPLE_ADDR)
+    w.U64(s.addr);
+  if (st & PERF_SAMPLE_ID)
+    w.U64(s.sample_id.id);
+  if (st & PERF_SAMPLE_STREAM_ID)
+    w.U64(s.sample_id.stream_id);
+  if (st & PERF_SAMPLE_CPU)
+    w.U32(s.sample_id.cpu), w.U32(0);
+  if (st & PERF_SAMPLE_PERIOD)
+    w.U64(s.period);
   if (st & PERF_SAMPLE_CALLCHAIN) {
     w.U64(callchain.size());
-    for (uint64_t ip : callchain) w.U64(ip);
+    for (uint64_t ip : callchain)
+      w.U64(ip);
   }
   return Finish(w);
 }

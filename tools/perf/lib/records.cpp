@@ -12,8 +12,7 @@ using internal::ByteReader;
 namespace {
 
 constexpr uint64_t kSampleIdMask = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-                                   PERF_SAMPLE_IDENTIFIER;
+                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 
 ByteReader ReaderFor(const RecordView& r) {
   return ByteReader(r.data, r.header.size, r.swap, r.offset);
@@ -79,7 +78,8 @@ const char* RecordTypeName(uint32_t type) {
 }
 
 size_t EventAttr::SampleIdSize() const {
-  if (!attr.sample_id_all) return 0;
+  if (!attr.sample_id_all)
+    return 0;
   return 8 * __builtin_popcountll(attr.sample_type & kSampleIdMask);
 }
 
@@ -89,10 +89,10 @@ uint64_t CallchainView::operator[](uint64_t i) const {
   return swap_ ? internal::Swap64(v) : v;
 }
 
-Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap,
-                                       uint64_t offset) {
+Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap, uint64_t offset) {
   ByteReader br(p, avail, swap, offset);
-  if (!br.Has(0, 8)) return br.OutOfBounds(0, 8, "record.header");
+  if (!br.Has(0, 8))
+    return br.OutOfBounds(0, 8, "record.header");
   RecordHeader h;
   h.type = br.U32At(0);
   h.misc = br.U16At(4);
@@ -111,7 +111,8 @@ Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap
 
 Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr) {
   SampleId id;
-  if (attr == nullptr || !attr->attr.sample_id_all) return id;
+  if (attr == nullptr || !attr->attr.sample_id_all)
+    return id;
   size_t n = attr->SampleIdSize();
   if (r.header.size < 8 + n) {
     return Error("sample_id", r.offset + 6, "record too small for its sample_id block");
@@ -125,11 +126,16 @@ Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr) {
     id.tid = br.U32At(off + 4);
     off += 8;
   }
-  if (st & PERF_SAMPLE_TIME) id.time = br.U64At(off), off += 8;
-  if (st & PERF_SAMPLE_ID) id.id = br.U64At(off), off += 8;
-  if (st & PERF_SAMPLE_STREAM_ID) id.stream_id = br.U64At(off), off += 8;
-  if (st & PERF_SAMPLE_CPU) id.cpu = br.U32At(off), off += 8;
-  if (st & PERF_SAMPLE_IDENTIFIER) id.id = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_TIME)
+    id.time = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_ID)
+    id.id = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_STREAM_ID)
+    id.stream_id = br.U64At(off), off += 8;
+  if (st & PERF_SAMPLE_CPU)
+    id.cpu = br.U32At(off), off += 8;
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    id.id = br.U64At(off), off += 8;
   return id;
 }
 
@@ -137,28 +143,40 @@ uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
   uint64_t st = layout.attr.sample_type;
   ByteReader br = ReaderFor(r);
   if (r.header.type == PERF_RECORD_SAMPLE) {
-    if (st & PERF_SAMPLE_IDENTIFIER) return br.Has(8, 8) ? br.U64At(8) : 0;
-    if (!(st & PERF_SAMPLE_ID)) return 0;
+    if (st & PERF_SAMPLE_IDENTIFIER)
+      return br.Has(8, 8) ? br.U64At(8) : 0;
+    if (!(st & PERF_SAMPLE_ID))
+      return 0;
     size_t off = 8;
-    if (st & PERF_SAMPLE_IP) off += 8;
-    if (st & PERF_SAMPLE_TID) off += 8;
-    if (st & PERF_SAMPLE_TIME) off += 8;
-    if (st & PERF_SAMPLE_ADDR) off += 8;
+    if (st & PERF_SAMPLE_IP)
+      off += 8;
+    if (st & PERF_SAMPLE_TID)
+      off += 8;
+    if (st & PERF_SAMPLE_TIME)
+      off += 8;
+    if (st & PERF_SAMPLE_ADDR)
+      off += 8;
     return br.Has(off, 8) ? br.U64At(off) : 0;
   }
-  if (r.header.type >= kRecordHeaderAttr || !layout.attr.sample_id_all) return 0;
+  if (r.header.type >= kRecordHeaderAttr || !layout.attr.sample_id_all)
+    return 0;
   size_t size = r.header.size;
-  if (st & PERF_SAMPLE_IDENTIFIER) return size >= 16 ? br.U64At(size - 8) : 0;
-  if (!(st & PERF_SAMPLE_ID)) return 0;
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    return size >= 16 ? br.U64At(size - 8) : 0;
+  if (!(st & PERF_SAMPLE_ID))
+    return 0;
   size_t back = 8;  // from the end: IDENTIFIER, CPU, STREAM_ID come after ID
-  if (st & PERF_SAMPLE_CPU) back += 8;
-  if (st & PERF_SAMPLE_STREAM_ID) back += 8;
+  if (st & PERF_SAMPLE_CPU)
+    back += 8;
+  if (st & PERF_SAMPLE_STREAM_ID)
+    back += 8;
   return size >= 8 + back ? br.U64At(size - back) : 0;
 }
 
 Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 40 + 1, "mmap");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   MmapRecord m;
   m.pid = br.U32At(8);
@@ -167,17 +185,20 @@ Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
   m.len = br.U64At(24);
   m.pgoff = br.U64At(32);
   auto name = br.CString(40, *end - 40, "mmap.filename");
-  if (!name.ok()) return name.error();
+  if (!name.ok())
+    return name.error();
   m.filename = *name;
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   m.sample_id = *sid;
   return m;
 }
 
 Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 72 + 1, "mmap2");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   Mmap2Record m;
   m.pid = br.U32At(8);
@@ -206,34 +227,40 @@ Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr) {
   m.prot = br.U32At(64);
   m.flags = br.U32At(68);
   auto name = br.CString(72, *end - 72, "mmap2.filename");
-  if (!name.ok()) return name.error();
+  if (!name.ok())
+    return name.error();
   m.filename = *name;
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   m.sample_id = *sid;
   return m;
 }
 
 Result<CommRecord> ParseComm(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 16 + 1, "comm");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   CommRecord c;
   c.pid = br.U32At(8);
   c.tid = br.U32At(12);
   c.exec = r.header.misc & kMiscCommExec;
   auto name = br.CString(16, *end - 16, "comm.comm");
-  if (!name.ok()) return name.error();
+  if (!name.ok())
+    return name.error();
   c.comm = *name;
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   c.sample_id = *sid;
   return c;
 }
 
 Result<TaskRecord> ParseTask(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 32, r.header.type == PERF_RECORD_FORK ? "fork" : "exit");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   TaskRecord t;
   t.pid = br.U32At(8);
@@ -242,39 +269,45 @@ Result<TaskRecord> ParseTask(const RecordView& r, const EventAttr* attr) {
   t.ptid = br.U32At(20);
   t.time = br.U64At(24);
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   t.sample_id = *sid;
   return t;
 }
 
 Result<LostRecord> ParseLost(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 24, "lost");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   LostRecord l;
   l.id = br.U64At(8);
   l.lost = br.U64At(16);
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   l.sample_id = *sid;
   return l;
 }
 
 Result<LostSamplesRecord> ParseLostSamples(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 16, "lost_samples");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   LostSamplesRecord l;
   l.lost = br.U64At(8);
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   l.sample_id = *sid;
   return l;
 }
 
 Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr) {
   auto end = BodyEnd(r, attr, 32, "throttle");
-  if (!end.ok()) return end.error();
+  if (!end.ok())
+    return end.error();
   ByteReader br = ReaderFor(r);
   ThrottleRecord t;
   t.unthrottle = r.header.type == PERF_RECORD_UNTHROTTLE;
@@ -282,7 +315,8 @@ Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr)
   t.id = br.U64At(16);
   t.stream_id = br.U64At(24);
   auto sid = ParseSampleId(r, attr);
-  if (!sid.ok()) return sid.error();
+  if (!sid.ok())
+    return sid.error();
   t.sample_id = *sid;
   return t;
 }
@@ -295,54 +329,71 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   size_t off = 8;
   auto next = [&](const char* field) -> Result<uint64_t> {
     auto v = br.U64(off, field);
-    if (v.ok()) off += 8;
+    if (v.ok())
+      off += 8;
     return v;
   };
-#define PBID_TAKE(var, field)          \
-  do {                                 \
-    auto v_ = next(field);             \
-    if (!v_.ok()) return v_.error();   \
-    var = *v_;                         \
+#define PBID_TAKE(var, field) \
+  do {                        \
+    auto v_ = next(field);    \
+    if (!v_.ok())             \
+      return v_.error();      \
+    var = *v_;                \
   } while (0)
   [[maybe_unused]] uint64_t tmp = 0;
   s.sample_id.fields = st & kSampleIdMask;
-  if (st & PERF_SAMPLE_IDENTIFIER) PBID_TAKE(s.sample_id.id, "sample.identifier");
-  if (st & PERF_SAMPLE_IP) PBID_TAKE(s.ip, "sample.ip");
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    PBID_TAKE(s.sample_id.id, "sample.identifier");
+  if (st & PERF_SAMPLE_IP)
+    PBID_TAKE(s.ip, "sample.ip");
   if (st & PERF_SAMPLE_TID) {
-    if (!br.Has(off, 8)) return br.OutOfBounds(off, 8, "sample.tid");
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.tid");
     s.sample_id.pid = br.U32At(off);
     s.sample_id.tid = br.U32At(off + 4);
     off += 8;
   }
-  if (st & PERF_SAMPLE_TIME) PBID_TAKE(s.sample_id.time, "sample.time");
-  if (st & PERF_SAMPLE_ADDR) PBID_TAKE(s.addr, "sample.addr");
-  if (st & PERF_SAMPLE_ID) PBID_TAKE(s.sample_id.id, "sample.id");
-  if (st & PERF_SAMPLE_STREAM_ID) PBID_TAKE(s.sample_id.stream_id, "sample.stream_id");
+  if (st & PERF_SAMPLE_TIME)
+    PBID_TAKE(s.sample_id.time, "sample.time");
+  if (st & PERF_SAMPLE_ADDR)
+    PBID_TAKE(s.addr, "sample.addr");
+  if (st & PERF_SAMPLE_ID)
+    PBID_TAKE(s.sample_id.id, "sample.id");
+  if (st & PERF_SAMPLE_STREAM_ID)
+    PBID_TAKE(s.sample_id.stream_id, "sample.stream_id");
   if (st & PERF_SAMPLE_CPU) {
-    if (!br.Has(off, 8)) return br.OutOfBounds(off, 8, "sample.cpu");
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.cpu");
     s.sample_id.cpu = br.U32At(off);
     off += 8;
   }
-  if (st & PERF_SAMPLE_PERIOD) PBID_TAKE(s.period, "sample.period");
+  if (st & PERF_SAMPLE_PERIOD)
+    PBID_TAKE(s.period, "sample.period");
   if (st & PERF_SAMPLE_READ) {
     uint64_t rf = attr.attr.read_format;
     size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & (1u << 4)) ? 8 : 0);
     if (rf & PERF_FORMAT_GROUP) {
       uint64_t nr = 0;
       PBID_TAKE(nr, "sample.read.nr");
-      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) PBID_TAKE(tmp, "sample.read.time_enabled");
-      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) PBID_TAKE(tmp, "sample.read.time_running");
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+        PBID_TAKE(tmp, "sample.read.time_enabled");
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+        PBID_TAKE(tmp, "sample.read.time_running");
       if (nr > r.header.size / per_value || !br.Has(off, nr * per_value)) {
-        return Error("sample.read.nr", r.offset + off - 8, "group of " + std::to_string(nr) +
-                                                            " values does not fit the record");
+        return Error("sample.read.nr", r.offset + off - 8,
+                     "group of " + std::to_string(nr) + " values does not fit the record");
       }
       off += nr * per_value;
     } else {
       PBID_TAKE(tmp, "sample.read.value");
-      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) PBID_TAKE(tmp, "sample.read.time_enabled");
-      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) PBID_TAKE(tmp, "sample.read.time_running");
-      if (rf & PERF_FORMAT_ID) PBID_TAKE(tmp, "sample.read.id");
-      if (rf & (1u << 4)) PBID_TAKE(tmp, "sample.read.lost");
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+        PBID_TAKE(tmp, "sample.read.time_enabled");
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+        PBID_TAKE(tmp, "sample.read.time_running");
+      if (rf & PERF_FORMAT_ID)
+        PBID_TAKE(tmp, "sample.read.id");
+      if (rf & (1u << 4))
+        PBID_TAKE(tmp, "sample.read.lost");
     }
   }
   if (st & PERF_SAMPLE_CALLCHAIN) {
@@ -379,7 +430,8 @@ Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r) {
   }
   b.build_id = *id;
   auto name = br.CString(kFixed, r.header.size - kFixed, "build_id.filename");
-  if (!name.ok()) return name.error();
+  if (!name.ok())
+    return name.error();
   b.filename = *name;
   return b;
 }

@@ -272,7 +272,8 @@ TEST(RecordErrorsTest, TruncatedRecordsNameFieldAndOffset) {
   EXPECT_EQ("mmap2.header.size", m.error().field);
   // Filename without NUL before the sample_id block.
   RecordBytes nonul = BuildMmap2(SomeMmap2(false), 0, nullptr);
-  for (size_t i = 72; i < nonul.size(); i++) nonul[i] = 'x';
+  for (size_t i = 72; i < nonul.size(); i++)
+    nonul[i] = 'x';
   auto mm = ParseMmap2(View(nonul), nullptr);
   ASSERT_FALSE(mm.ok());
   EXPECT_EQ("mmap2.filename", mm.error().field);

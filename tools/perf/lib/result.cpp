@@ -14,7 +14,8 @@ std::string Error::ToString() const {
     snprintf(buf, sizeof(buf), " at offset %#" PRIx64, offset);
     s += buf;
   }
-  if (!s.empty()) s += ": ";
+  if (!s.empty())
+    s += ": ";
   s += message;
   if (sys_errno != 0) {
     s += ": ";

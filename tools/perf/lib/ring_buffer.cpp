@@ -8,7 +8,8 @@ namespace pbid {
 RingBuffer::RingBuffer(void* base, size_t page_size, size_t data_size)
     : meta_(static_cast<perf_event_mmap_page*>(base)), size_(data_size) {
   uint64_t off = meta_->data_offset ? meta_->data_offset : page_size;
-  if (meta_->data_size) size_ = meta_->data_size;
+  if (meta_->data_size)
+    size_ = meta_->data_size;
   data_ = static_cast<uint8_t*>(base) + off;
 }
 
@@ -42,8 +43,8 @@ Result<size_t> RingBuffer::Read(const std::function<bool(const uint8_t*, size_t)
     }
     if (hdr.size < sizeof(hdr) || hdr.size > avail) {
       status = Error("ring_buffer.record.size", tail,
-                     "record size " + std::to_string(hdr.size) + " with " +
-                         std::to_string(avail) + " bytes published");
+                     "record size " + std::to_string(hdr.size) + " with " + std::to_string(avail) +
+                         " bytes published");
       tail = head;
       break;
     }
@@ -57,13 +58,15 @@ Result<size_t> RingBuffer::Read(const std::function<bool(const uint8_t*, size_t)
       memcpy(scratch_.data() + first, data_, hdr.size - first);
       rec = scratch_.data();
     }
-    if (!fn(rec, hdr.size)) break;
+    if (!fn(rec, hdr.size))
+      break;
     tail += hdr.size;
     n++;
   }
   // Our reads of the records must complete before the kernel may reuse their space.
   __atomic_store_n(&meta_->data_tail, tail, __ATOMIC_RELEASE);
-  if (!status.ok()) return status.error();
+  if (!status.ok())
+    return status.error();
   return n;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/ring_buffer.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,7 +35,8 @@ class FakeRing {
   void* base() { return mem_; }
   // Producer side: copies bytes at head, wrapping, then publishes head.
   void Push(const std::vector<uint8_t>& rec) {
-    for (size_t i = 0; i < rec.size(); i++) mem_[kPage + ((head_ + i) % kData)] = rec[i];
+    for (size_t i = 0; i < rec.size(); i++)
+      mem_[kPage + ((head_ + i) % kData)] = rec[i];
     head_ += rec.size();
     __atomic_store_n(&meta()->data_head, head_, __ATOMIC_RELEASE);
   }
@@ -61,7 +62,8 @@ RecordBytes Comm(uint32_t pid, size_t name_len) {
 TEST(RingBufferTest, ReadsAndAdvancesTail) {
   FakeRing ring;
   RingBuffer rb(ring.base(), kPage, kData);
-  for (uint32_t i = 1; i <= 3; i++) ring.Push(Comm(i, 10));
+  for (uint32_t i = 1; i <= 3; i++)
+    ring.Push(Comm(i, 10));
   std::vector<uint32_t> pids;
   auto n = rb.Read([&](const uint8_t* p, size_t size) {
     RecordView v{{PERF_RECORD_COMM, 0, static_cast<uint16_t>(size)}, p, 0, false};
@@ -102,7 +104,8 @@ TEST(RingBufferTest, StopsWhereTheConsumerStops) {
   FakeRing ring;
   RingBuffer rb(ring.base(), kPage, kData);
   RecordBytes r = Comm(1, 5);
-  for (int i = 0; i < 4; i++) ring.Push(r);
+  for (int i = 0; i < 4; i++)
+    ring.Push(r);
   int calls = 0;
   auto n = rb.Read([&](const uint8_t*, size_t) { return ++calls < 3; });
   ASSERT_TRUE(n.ok());
@@ -175,11 +178,13 @@ TEST(LiveKernelTest, Mmap2RecordsThroughTheRingBuffer) {
     auto n = rb.Read([&](const uint8_t* p, size_t size) {
       auto h = ParseRecordHeader(p, size, false, 0);
       EXPECT_TRUE(h.ok());
-      if (h->type != PERF_RECORD_MMAP2) return true;
+      if (h->type != PERF_RECORD_MMAP2)
+        return true;
       RecordView v{*h, p, 0, false};
       auto m = ParseMmap2(v, &ev[i].attr);
       EXPECT_TRUE(m.ok()) << m.error().ToString();
-      if (m->filename != fixture || m->start != reinterpret_cast<uint64_t>(map)) return true;
+      if (m->filename != fixture || m->start != reinterpret_cast<uint64_t>(map))
+        return true;
       found++;
       if (i == 0) {
         EXPECT_TRUE(m->has_build_id);
@@ -193,7 +198,8 @@ TEST(LiveKernelTest, Mmap2RecordsThroughTheRingBuffer) {
     });
     ASSERT_TRUE(n.ok());
     EXPECT_EQ(1, found) << "event " << i;
-    if (leaked) printf("note: this kernel leaks the build-id misc bit onto other events\n");
+    if (leaked)
+      printf("note: this kernel leaks the build-id misc bit onto other events\n");
   }
   munmap(map, kPage);
   close(fd);

@@ -17,11 +17,14 @@ bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-bool IsKernelImage(const std::string& path) { return path.rfind("[kernel.kallsyms]", 0) == 0; }
+bool IsKernelImage(const std::string& path) {
+  return path.rfind("[kernel.kallsyms]", 0) == 0;
+}
 
 Error AtRecord(const Error& e, const RecordView& r) {
   Error out = e;
-  if (!out.has_offset()) out.offset = r.offset;
+  if (!out.has_offset())
+    out.offset = r.offset;
   return out;
 }
 
@@ -29,8 +32,10 @@ Error AtRecord(const Error& e, const RecordView& r) {
 
 std::string Session::CommOf(int32_t pid) const {
   auto it = comms_.find(pid);
-  if (it != comms_.end()) return it->second;
-  if (pid <= 0) return "swapper";  // perf's name for the idle task and kernel records
+  if (it != comms_.end())
+    return it->second;
+  if (pid <= 0)
+    return "swapper";  // perf's name for the idle task and kernel records
   return ":" + std::to_string(pid);
 }
 
@@ -38,7 +43,8 @@ size_t Session::DsoFor(const Mapping& m) {
   std::string path = m.kernel && IsKernelImage(m.path) ? "[kernel.kallsyms]" : m.path;
   auto key = std::make_pair(path, m.build_id ? m.build_id->ToHex() : std::string());
   auto it = dso_index_.find(key);
-  if (it != dso_index_.end()) return it->second;
+  if (it != dso_index_.end())
+    return it->second;
   Dso d;
   d.path = path;
   d.build_id = m.build_id;
@@ -50,7 +56,8 @@ size_t Session::DsoFor(const Mapping& m) {
 }
 
 void Session::AddMapping(Mapping m) {
-  if (m.end <= m.start) return;
+  if (m.end <= m.start)
+    return;
   m.dso = DsoFor(m);
   mappings_.push_back(m);
   size_t idx = mappings_.size() - 1;
@@ -60,44 +67,52 @@ void Session::AddMapping(Mapping m) {
   auto& tree = maps_[m.pid];
   std::vector<std::pair<uint64_t, Span>> keep;
   auto it = tree.lower_bound(m.start);
-  if (it != tree.begin()) --it;
+  if (it != tree.begin())
+    --it;
   while (it != tree.end() && it->first < m.end) {
     uint64_t s = it->first, e = it->second.end;
     if (e <= m.start) {
       ++it;
       continue;
     }
-    if (s < m.start) keep.push_back({s, Span{m.start, it->second.idx}});
-    if (e > m.end) keep.push_back({m.end, Span{e, it->second.idx}});
+    if (s < m.start)
+      keep.push_back({s, Span{m.start, it->second.idx}});
+    if (e > m.end)
+      keep.push_back({m.end, Span{e, it->second.idx}});
     it = tree.erase(it);
   }
-  for (auto& k : keep) tree[k.first] = k.second;
+  for (auto& k : keep)
+    tree[k.first] = k.second;
   tree[m.start] = Span{m.end, idx};
 }
 
 const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   auto t = maps_.find(kernel ? -1 : pid);
-  if (t == maps_.end()) return nullptr;
+  if (t == maps_.end())
+    return nullptr;
   auto it = t->second.upper_bound(ip);
   if (it != t->second.begin()) {
     --it;
-    if (ip < it->second.end) return &mappings_[it->second.idx];
+    if (ip < it->second.end)
+      return &mappings_[it->second.idx];
   }
-  if (!kernel) return nullptr;
+  if (!kernel)
+    return nullptr;
   // perf extends the kernel image map up to the end of the address space (modules aside).
   const Mapping* best = nullptr;
   for (const auto& [start, span] : t->second) {
     const Mapping& m = mappings_[span.idx];
-    if (IsKernelImage(m.path) && start <= ip) best = &m;
+    if (IsKernelImage(m.path) && start <= ip)
+      best = &m;
   }
   return best;
 }
 
-Status Session::Process(
-    const std::function<void(const SampleContext&)>& on_sample,
-    const std::function<void(const RecordView&, const EventAttr*)>& on_record) {
+Status Session::Process(const std::function<void(const SampleContext&)>& on_sample,
+                        const std::function<void(const RecordView&, const EventAttr*)>& on_record) {
   if (reader_.features().build_ids) {
-    for (const BuildIdEntry& e : *reader_.features().build_ids) table_[e.filename] = e.build_id;
+    for (const BuildIdEntry& e : *reader_.features().build_ids)
+      table_[e.filename] = e.build_id;
   }
 
   // Pass 1, file order: timestamps, the synthesis phase, and build ids written right after
@@ -119,16 +134,19 @@ Status Session::Process(
       const EventAttr* attr = reader_.AttrForRecord(r);
       if (r.header.type == PERF_RECORD_SAMPLE && attr) {
         auto s = ParseSample(r, *attr);
-        if (s.ok()) time = s->sample_id.time;
+        if (s.ok())
+          time = s->sample_id.time;
       } else if (r.header.type < kRecordHeaderAttr && attr &&
                  (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
         auto id = ParseSampleId(r, attr);
-        if (id.ok()) time = id->time;
+        if (id.ok())
+          time = id->time;
       }
       last_time = time;
       if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
         auto b = ParseHeaderBuildId(r);
-        if (b.ok()) followed_by[prev_mmap_off] = {std::string(b->filename), b->build_id};
+        if (b.ok())
+          followed_by[prev_mmap_off] = {std::string(b->filename), b->build_id};
       }
       prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
                           ? r.offset
@@ -137,7 +155,8 @@ Status Session::Process(
     }
   }
   if (!has_finished_init) {
-    for (Entry& e : order) e.synth = e.time == 0;
+    for (Entry& e : order)
+      e.synth = e.time == 0;
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const Entry& a, const Entry& b) { return a.time < b.time; });
@@ -156,7 +175,8 @@ Status Session::Process(
         std::optional<BuildId> rec_id;
         if (r.header.type == PERF_RECORD_MMAP2) {
           auto mm = ParseMmap2(r, attr);
-          if (!mm.ok()) return AtRecord(mm.error(), r);
+          if (!mm.ok())
+            return AtRecord(mm.error(), r);
           m.pid = static_cast<int32_t>(mm->pid);
           m.tid = mm->tid;
           m.start = mm->start;
@@ -169,10 +189,12 @@ Status Session::Process(
           m.min = mm->min;
           m.ino = mm->ino;
           m.time = mm->sample_id.time;
-          if (mm->has_build_id) rec_id = mm->build_id;
+          if (mm->has_build_id)
+            rec_id = mm->build_id;
         } else {
           auto mm = ParseMmap(r, attr);
-          if (!mm.ok()) return AtRecord(mm.error(), r);
+          if (!mm.ok())
+            return AtRecord(mm.error(), r);
           m.pid = static_cast<int32_t>(mm->pid);
           m.tid = mm->tid;
           m.start = mm->start;
@@ -182,7 +204,8 @@ Status Session::Process(
           m.time = mm->sample_id.time;
         }
         m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
-        if (m.kernel) m.pid = -1;
+        if (m.kernel)
+          m.pid = -1;
         m.record_offset = r.offset;
         if (rec_id) {
           m.build_id = rec_id;
@@ -204,7 +227,8 @@ Status Session::Process(
       }
       case PERF_RECORD_COMM: {
         auto c = ParseComm(r, attr);
-        if (!c.ok()) return AtRecord(c.error(), r);
+        if (!c.ok())
+          return AtRecord(c.error(), r);
         if (c->pid == c->tid || comms_.find(c->pid) == comms_.end() || c->exec) {
           comms_[c->pid] = std::string(c->comm);
         }
@@ -212,44 +236,53 @@ Status Session::Process(
       }
       case PERF_RECORD_FORK: {
         auto t = ParseTask(r, attr);
-        if (!t.ok()) return AtRecord(t.error(), r);
+        if (!t.ok())
+          return AtRecord(t.error(), r);
         int32_t pid = t->pid, ppid = t->ppid;
         if (pid != ppid && maps_.find(pid) == maps_.end()) {
           auto p = maps_.find(ppid);
-          if (p != maps_.end()) maps_[pid] = p->second;
+          if (p != maps_.end())
+            maps_[pid] = p->second;
           auto c = comms_.find(ppid);
-          if (c != comms_.end() && comms_.find(pid) == comms_.end()) comms_[pid] = c->second;
+          if (c != comms_.end() && comms_.find(pid) == comms_.end())
+            comms_[pid] = c->second;
         }
         break;
       }
       case PERF_RECORD_EXIT: {
         auto t = ParseTask(r, attr);
-        if (!t.ok()) return AtRecord(t.error(), r);
+        if (!t.ok())
+          return AtRecord(t.error(), r);
         break;
       }
       case PERF_RECORD_LOST: {
         auto l = ParseLost(r, attr);
-        if (!l.ok()) return AtRecord(l.error(), r);
+        if (!l.ok())
+          return AtRecord(l.error(), r);
         stats_.lost += l->lost;
         break;
       }
       case PERF_RECORD_LOST_SAMPLES: {
         auto l = ParseLostSamples(r, attr);
-        if (!l.ok()) return AtRecord(l.error(), r);
+        if (!l.ok())
+          return AtRecord(l.error(), r);
         stats_.lost_samples += l->lost;
         break;
       }
       case PERF_RECORD_THROTTLE:
       case PERF_RECORD_UNTHROTTLE: {
         auto t = ParseThrottle(r, attr);
-        if (!t.ok()) return AtRecord(t.error(), r);
+        if (!t.ok())
+          return AtRecord(t.error(), r);
         stats_.throttle++;
         break;
       }
       case PERF_RECORD_SAMPLE: {
-        if (attr == nullptr) break;
+        if (attr == nullptr)
+          break;
         auto s = ParseSample(r, *attr);
-        if (!s.ok()) return AtRecord(s.error(), r);
+        if (!s.ok())
+          return AtRecord(s.error(), r);
         stats_.samples++;
         bool kernel = IsKernelMode(s->cpumode);
         const Mapping* m = Find(static_cast<int32_t>(s->sample_id.pid), s->ip, kernel);
@@ -259,13 +292,14 @@ Status Session::Process(
         } else {
           stats_.unresolved++;
         }
-        if (on_sample) on_sample(SampleContext{*s, *attr, m, r});
+        if (on_sample)
+          on_sample(SampleContext{*s, *attr, m, r});
         break;
       }
-      default:
-        break;
+      default: break;
     }
-    if (on_record) on_record(r, attr);
+    if (on_record)
+      on_record(r, attr);
   }
   return Ok();
 }

@@ -58,10 +58,10 @@ class BuildId {
 
 // Where a mapping's build ID came from. Reports split coverage by this.
 enum class BuildIdSource : uint8_t {
-  kNone = 0,         // no id known (file unreadable, no note, anonymous memory)
-  kKernelRecord,     // PERF_RECORD_MISC_MMAP_BUILD_ID set by the kernel on an attr.build_id event
-  kSynthesized,      // MMAP2 synthesized by the recorder for an already running process
-  kFile,             // read from the file after the MMAP2 arrived (fallback path or reader)
+  kNone = 0,      // no id known (file unreadable, no note, anonymous memory)
+  kKernelRecord,  // PERF_RECORD_MISC_MMAP_BUILD_ID set by the kernel on an attr.build_id event
+  kSynthesized,   // MMAP2 synthesized by the recorder for an already running process
+  kFile,          // read from the file after the MMAP2 arrived (fallback path or reader)
 };
 
 const char* BuildIdSourceName(BuildIdSource s);  // "kernel", "synthesized", "file", "none"

@@ -47,8 +47,8 @@ enum Feature : int {
 
 // One entry of the HEADER_BUILD_ID table (owning copy).
 struct BuildIdEntry {
-  int32_t pid = -1;     // machine pid: -1 = host
-  uint16_t misc = 0;    // cpumode: PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER
+  int32_t pid = -1;   // machine pid: -1 = host
+  uint16_t misc = 0;  // cpumode: PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER
   BuildId build_id;
   std::string filename;
 };
@@ -76,8 +76,8 @@ class PerfDataReader {
   PerfDataReader(const PerfDataReader&) = delete;
   PerfDataReader& operator=(const PerfDataReader&) = delete;
 
-  bool swapped() const { return swap_; }      // file written on the other endianness
-  bool pipe_mode() const { return pipe_; }    // header is the 16-byte pipe header
+  bool swapped() const { return swap_; }    // file written on the other endianness
+  bool pipe_mode() const { return pipe_; }  // header is the 16-byte pipe header
   uint64_t file_size() const { return size_; }
   uint64_t data_offset() const { return data_off_; }
   uint64_t data_size() const { return data_size_; }
@@ -151,7 +151,9 @@ class PerfDataWriter {
 
   // Appends one record; size must equal its header.size.
   Status WriteRecord(const void* data, size_t size);
-  Status WriteRecord(const std::vector<uint8_t>& rec) { return WriteRecord(rec.data(), rec.size()); }
+  Status WriteRecord(const std::vector<uint8_t>& rec) {
+    return WriteRecord(rec.data(), rec.size());
+  }
 
   // Writes the feature sections and the final header. The writer is unusable afterwards.
   Status Finish(const Features& features);

@@ -21,15 +21,12 @@ using RecordBytes = std::vector<uint8_t>;
 // else in the maj/min/ino form. misc carries the cpumode (PERF_RECORD_MISC_USER, ...).
 RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
                        bool swap = false);
-RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr,
-                      bool swap = false);
+RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr, bool swap = false);
 RecordBytes BuildComm(const CommRecord& c, const EventAttr* attr, bool swap = false);
 // type is PERF_RECORD_FORK or PERF_RECORD_EXIT.
-RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr,
-                      bool swap = false);
+RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr, bool swap = false);
 RecordBytes BuildLost(const LostRecord& l, const EventAttr* attr, bool swap = false);
-RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr,
-                             bool swap = false);
+RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr, bool swap = false);
 RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool swap = false);
 // Writes the fields attr.sample_type asks for (no READ, nothing past CALLCHAIN).
 RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,

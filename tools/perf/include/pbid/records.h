@@ -149,7 +149,7 @@ class CallchainView {
 // PERF_CONTEXT_* markers inside a callchain are >= this value.
 inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
 
-struct SampleRecord {  // PERF_RECORD_SAMPLE, the fields up to and including the callchain
+struct SampleRecord {    // PERF_RECORD_SAMPLE, the fields up to and including the callchain
   uint16_t cpumode = 0;  // header.misc & 7: PERF_RECORD_MISC_KERNEL, _USER, ...
   uint64_t ip = 0;
   uint64_t addr = 0;
@@ -187,8 +187,6 @@ Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r);
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);
 
 }  // namespace pbid
-
-
 
 namespace pbid {
 

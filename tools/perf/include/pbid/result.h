@@ -19,10 +19,10 @@ namespace pbid {
 struct Error {
   static constexpr uint64_t kNoOffset = UINT64_MAX;
 
-  std::string field;             // e.g. "header.data.size", "attr[1].ids.offset", "open"
-  uint64_t offset = kNoOffset;   // byte offset in the input, kNoOffset when not file-related
-  std::string message;           // what is wrong, lower case, no trailing period
-  int sys_errno = 0;             // errno when a system call failed, else 0
+  std::string field;            // e.g. "header.data.size", "attr[1].ids.offset", "open"
+  uint64_t offset = kNoOffset;  // byte offset in the input, kNoOffset when not file-related
+  std::string message;          // what is wrong, lower case, no trailing period
+  int sys_errno = 0;            // errno when a system call failed, else 0
 
   Error() = default;
   Error(std::string f, std::string msg) : field(std::move(f)), message(std::move(msg)) {}
@@ -48,8 +48,8 @@ class [[nodiscard]] Result {
  public:
   static_assert(!std::is_same_v<T, Error>, "Result<Error> is ambiguous");
 
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}   // NOLINT: implicit
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {} // NOLINT: implicit
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}      // NOLINT: implicit
+  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -86,7 +86,9 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
-inline Status Ok() { return Status(); }
+inline Status Ok() {
+  return Status();
+}
 
 }  // namespace pbid
 

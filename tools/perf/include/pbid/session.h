@@ -46,10 +46,10 @@ struct Mapping {
   BuildIdSource source = BuildIdSource::kNone;
   uint32_t maj = 0, min = 0;  // from MMAP2 records without a build id
   uint64_t ino = 0;
-  uint64_t time = 0;          // sample_id.time of the record, 0 if absent
-  uint64_t record_offset = 0; // file offset of the MMAP/MMAP2 record
-  uint64_t samples = 0;       // samples whose ip fell into this mapping
-  size_t dso = 0;             // index into Session::dsos()
+  uint64_t time = 0;           // sample_id.time of the record, 0 if absent
+  uint64_t record_offset = 0;  // file offset of the MMAP/MMAP2 record
+  uint64_t samples = 0;        // samples whose ip fell into this mapping
+  size_t dso = 0;              // index into Session::dsos()
 };
 
 // One file (or [kernel.kallsyms], [vdso], ...) as perf's DSO list sees it: mappings with the
@@ -83,9 +83,9 @@ class Session {
   // Replays all records. A record that fails to decode stops processing with an error naming
   // its offset; everything up to it has been delivered.
   // on_record, if given, sees every record (after the session handled it) in time order.
-  Status Process(const std::function<void(const SampleContext&)>& on_sample = nullptr,
-                 const std::function<void(const RecordView&, const EventAttr*)>& on_record =
-                     nullptr);
+  Status Process(
+      const std::function<void(const SampleContext&)>& on_sample = nullptr,
+      const std::function<void(const RecordView&, const EventAttr*)>& on_record = nullptr);
 
   const std::vector<Mapping>& mappings() const { return mappings_; }
   const std::vector<Dso>& dsos() const { return dsos_; }

@@ -17,7 +17,8 @@ static double now_ms(void) {
 
 __attribute__((noinline)) static unsigned long main_spin(unsigned long n) {
   volatile unsigned long x = 0;
-  for (unsigned long i = 0; i < n; i++) x += i ^ (x >> 3);
+  for (unsigned long i = 0; i < n; i++)
+    x += i ^ (x >> 3);
   return x;
 }
 
