@@ -45,7 +45,9 @@ build() {
 	if [ -n "$missing" ]; then
 		progress "kernel $K_NAME" "note: not in final .config: $missing"
 	fi
-	for o in CONFIG_PERF_EVENTS CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE; do
+	local required=(CONFIG_PERF_EVENTS)
+	[ "$K_ARCH" = x86_64 ] && required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE)
+	for o in "${required[@]}"; do
 		grep -qx "$o=y" "$obj/.config" || die "$K_NAME: $o did not survive olddefconfig"
 	done
 
