@@ -229,7 +229,7 @@ int pbid_cmd_script(int argc, char** argv) {
     const Mapping* m = s.mapping;
     printf("%16s %6u %s: %10" PRIu64 " %s: %16" PRIx64 " (%s)\n", session.CommOf(id.pid).c_str(),
            id.tid, FormatTime(id.time).c_str(), s.sample.period, name.c_str(), s.sample.ip,
-           m ? m->path.c_str() : "[unknown]");
+           m ? session.dsos()[m->dso].path.c_str() : "[unknown]");
     for (uint64_t i = 0; i < s.sample.callchain.size(); i++) {
       uint64_t ip = s.sample.callchain[i];
       if (ip >= kContextMax)

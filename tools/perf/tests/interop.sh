@@ -71,6 +71,13 @@ check "perf script: MMAP2 of the library carries the readelf id" \
 check "perf report attributes samples to the library" \
 	grep -q "libpbidwork.so" k-report_--stdio.out
 "$PB" maps -i ours.data >k-maps.out
+if command -v python3 >/dev/null; then
+	check "our maps --json is valid JSON with the library's id" python3 -c "
+import json, sys
+maps = json.load(open(sys.argv[1]))
+assert any(m['path'] == sys.argv[2] and m['build_id'] == sys.argv[3] and m['source'] == 'kernel'
+           for m in maps)" <("$PB" maps --json -i ours.data) "$LIB" "$LIB_ID"
+fi
 check "our maps: library id from the kernel record" \
 	grep -q " $LIB_ID kernel $LIB\$" k-maps.out
 
