@@ -94,7 +94,10 @@ struct Report::Impl {
   std::map<std::pair<BuildId, uint64_t>, Symbolization> sym_cache;
 
   Frame ResolveUser(const Mapping& m, uint64_t ip, bool leaf);
-  Frame ResolveKernel(uint64_t ip);
+  Frame ResolveKernel(uint64_t ip, SampleCoverage& cov);
+  std::optional<std::vector<SourceFrame>> KernelFromVmlinux(const Mapping& km, uint64_t ip);
+  std::map<BuildId, std::optional<int64_t>> kernel_shift;  // KASLR offset per kernel
+  bool vmlinux_noted = false;
   void DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
 };
@@ -194,25 +197,70 @@ void Report::Impl::DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip) {
   }
 }
 
-Frame Report::Impl::ResolveKernel(uint64_t ip) {
+// Without kallsyms of the recorded kernel, the vmlinux with the kernel's build ID (a debug
+// dir, /usr/lib/debug/.build-id, debuginfod) names kernel addresses. The KASLR offset is the
+// distance between the kernel mapping's start and the symbol it is named after ("_text" for
+// "[kernel.kallsyms]_text").
+std::optional<std::vector<SourceFrame>> Report::Impl::KernelFromVmlinux(const Mapping& km,
+                                                                        uint64_t ip) {
+  if (!km.build_id)
+    return std::nullopt;
+  auto shift_it = kernel_shift.find(*km.build_id);
+  if (shift_it == kernel_shift.end()) {
+    std::string anchor = "_text";
+    if (auto close = km.path.find(']'); close != std::string::npos && close + 1 < km.path.size())
+      anchor = km.path.substr(close + 1);
+    std::optional<int64_t> shift;
+    auto addr = symbolizer->SymbolAddress(*km.build_id, km.path, anchor);
+    if (addr.ok() && addr->has_value())
+      shift = static_cast<int64_t>(km.start - **addr);
+    shift_it = kernel_shift.emplace(*km.build_id, shift).first;
+  }
+  if (!shift_it->second)
+    return std::nullopt;
+  uint64_t vaddr = ip - static_cast<uint64_t>(*shift_it->second);
+  auto key = std::make_pair(*km.build_id, vaddr);
+  auto it = sym_cache.find(key);
+  if (it == sym_cache.end()) {
+    Symbolization s;
+    auto r = symbolizer->SymbolizeVaddr(km.build_id, km.path, vaddr);
+    if (r.ok())
+      s = *r;
+    it = sym_cache.emplace(key, s).first;
+  }
+  if (it->second.status != SymbolizeStatus::kOk)
+    return std::nullopt;
+  return it->second.frames;
+}
+
+Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
   Frame f;
+  std::vector<SourceFrame> frames;
+  const Mapping* km = session->Find(-1, ip, true);
   std::optional<Kallsyms::Symbol> sym;
   if (kallsyms)
     sym = kallsyms->Lookup(ip);
   if (sym) {
     f.dso = sym->module.empty() ? "[kernel.kallsyms]" : "[" + sym->module + "]";
     f.sym = "[k] " + sym->name;
+    frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
+  } else if (auto vm = km != nullptr ? KernelFromVmlinux(*km, ip) : std::nullopt) {
+    f.dso = "[kernel.kallsyms]";
+    f.sym = "[k] " + vm->back().function;
+    frames = std::move(*vm);
+    if (!cov.kallsyms_used && !vmlinux_noted) {
+      vmlinux_noted = true;
+      cov.kallsyms_note += "; named from the vmlinux with the recorded kernel build ID (" +
+                           std::string(SymbolSourceName(symbolizer->SourceOf(*km->build_id))) + ")";
+    }
   } else {
     // No trustworthy kernel symbols: one [kernel] row; pprof keeps the addresses.
     f.dso = "[kernel]";
     f.sym = "[k] [kernel]";
   }
   if (pprof) {
-    std::vector<SourceFrame> frames;
-    if (sym)
-      frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
     uint64_t mid = 0;
-    if (const Mapping* km = session->Find(-1, ip, true)) {
+    if (km != nullptr) {
       mid = pprof->AddMapping(
           {km->start, km->end, km->pgoff, km->path, km->build_id ? km->build_id->ToHex() : ""});
     }
@@ -263,7 +311,7 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     if (k) {
       if (!kallsyms_decided)
         DecideKallsyms(cov, a);
-      f = ResolveKernel(a);
+      f = ResolveKernel(a, cov);
     } else if (const Mapping* m = i == 0 ? ctx.mapping : session->Find(pid, a, false)) {
       f = ResolveUser(*m, a, i == 0);
     } else {
@@ -284,18 +332,10 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     cov.kernel++;
   } else if (ctx.mapping != nullptr) {
     switch (ctx.mapping->source) {
-      case BuildIdSource::kKernelRecord:
-        cov.kernel_record++;
-        break;
-      case BuildIdSource::kSynthesized:
-        cov.synthesized++;
-        break;
-      case BuildIdSource::kFile:
-        cov.file++;
-        break;
-      case BuildIdSource::kNone:
-        cov.none++;
-        break;
+      case BuildIdSource::kKernelRecord: cov.kernel_record++; break;
+      case BuildIdSource::kSynthesized: cov.synthesized++; break;
+      case BuildIdSource::kFile: cov.file++; break;
+      case BuildIdSource::kNone: cov.none++; break;
     }
   } else {
     cov.unmapped++;
@@ -468,7 +508,7 @@ void Report::PrintCoverage(FILE* out) const {
   };
   fprintf(out,
           "#\n# Symbols by build ID (modules): path %d, .build-id dir %d, debug-dir %d, "
-          "debuginfod %d, not found %d\n",
+          "debuginfod %d, unsymbolized %d\n",
           mods(SymbolSource::kPath), mods(SymbolSource::kBuildIdDir), mods(SymbolSource::kDebugDir),
           mods(SymbolSource::kDebuginfod), mods(SymbolSource::kNone));
   fprintf(out, "#   recorded path with another build ID (mismatch, not used): %d\n",

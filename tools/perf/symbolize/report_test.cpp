@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
 #include "test_util.h"
 
 namespace pbid {
@@ -188,22 +190,127 @@ TEST_F(OwnRecorderReportTest, FallbackPathIsCountedAsFileSource) {
 }
 
 TEST_F(OwnRecorderReportTest, CallchainsReachMainInPprof) {
-  if (RunCommand("command -v go").exit_code != 0) GTEST_SKIP() << "go (golang-go) not installed";
+  if (RunCommand("command -v go").exit_code != 0)
+    GTEST_SKIP() << "go (golang-go) not installed";
   Record("-g");
   std::string pb = tmp_.path() + "/profile.pb.gz";
   CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_) +
                            " --format pprof -o " + Quote(pb));
   ASSERT_EQ(0, r.exit_code) << r.output;
   std::string env = "HOME=" + Quote(tmp_.path()) + " GOCACHE=" + Quote(tmp_.path() + "/gocache") +
-                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") +
-                    " ";
-  CommandResult traces = RunCommand(env + "go tool pprof -symbolize=none -traces " + Quote(pb), 120);
+                    " GOFLAGS= GOPROXY=off PPROF_BINARY_PATH=" + Quote(tmp_.path() + "/none") + " ";
+  CommandResult traces =
+      RunCommand(env + "go tool pprof -symbolize=none -traces " + Quote(pb), 120);
   ASSERT_EQ(0, traces.exit_code) << traces.output;
   // A stack whose leaf is spin_alpha continues with its caller, main (frame pointers).
   std::regex stack(R"(spin_alpha\s*\n\s+main\b)");
   EXPECT_TRUE(std::regex_search(traces.output, stack)) << traces.output.substr(0, 4000);
 }
 #endif  // PBID_PERF_BUILDID
+
+// Kernel samples recorded on another kernel: host kallsyms must not be used, and the vmlinux
+// with the recorded kernel build ID names them once the KASLR offset is removed. The perf.data
+// is built with the pbid writer: a kernel MMAP2 at _text + offset, then kernel-mode samples.
+class KernelByBuildIdTest : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kKaslr = 0x2e00000;
+
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    vmlinux_ = FixturePath("fake_vmlinux");
+    hex_ = ReadelfBuildId(vmlinux_);
+    ASSERT_EQ(40u, hex_.size());
+    // Symbol addresses from binutils nm, not from the code under test.
+    CommandResult nm = RunCommand("nm " + Quote(vmlinux_));
+    ASSERT_EQ(0, nm.exit_code) << nm.output;
+    std::istringstream in(nm.output);
+    std::string addr, type, name;
+    while (in >> addr >> type >> name)
+      syms_[name] = std::stoull(addr, nullptr, 16);
+    ASSERT_EQ(1u, syms_.count("_text"));
+    ASSERT_EQ(1u, syms_.count("kfunc_alpha"));
+    ASSERT_EQ(1u, syms_.count("kfunc_beta"));
+
+    perf_event_attr a{};
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.size = sizeof(a);
+    a.sample_period = 1000000;
+    a.sample_type =
+        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+    a.sample_id_all = 1;
+    a.build_id = 1;
+    EventAttr attr{a, {7}, "cpu-clock"};
+    data_ = tmp_.path() + "/perf.data";
+    auto w = PerfDataWriter::Create(data_, {attr});
+    ASSERT_TRUE(w.ok()) << w.error().ToString();
+
+    Mmap2Record km;
+    km.pid = UINT32_MAX;  // -1: kernel
+    km.start = syms_["_text"] + kKaslr;
+    km.len = 0x1000000;
+    km.pgoff = km.start;
+    km.has_build_id = true;
+    km.build_id = *BuildId::FromHex(hex_);
+    km.filename = "[kernel.kallsyms]_text";
+    km.sample_id.id = 7;
+    km.sample_id.time = 1;
+    ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(km, PERF_RECORD_MISC_KERNEL, &attr)).ok());
+    uint64_t t = 2;
+    for (const auto& [fn, n] :
+         {std::pair<const char*, int>{"kfunc_alpha", 30}, {"kfunc_beta", 10}}) {
+      for (int i = 0; i < n; i++) {
+        SampleRecord s;
+        s.cpumode = PERF_RECORD_MISC_KERNEL;
+        s.ip = syms_[fn] + kKaslr + 4;
+        s.period = 1000000;
+        s.sample_id.pid = 100;
+        s.sample_id.tid = 100;
+        s.sample_id.time = t++;
+        s.sample_id.id = 7;
+        ASSERT_TRUE((*w)->WriteRecord(BuildSample(s, {}, attr)).ok());
+      }
+    }
+    Features f;
+    f.osrelease = "0.0.0-not-this-kernel";
+    ASSERT_TRUE((*w)->Finish(f).ok());
+  }
+
+  CommandResult Report(const std::string& args) {
+    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) +
+                          " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/none") + " " +
+                          args,
+                      60);
+  }
+
+  TempDir tmp_;
+  std::string vmlinux_, hex_, data_;
+  std::map<std::string, uint64_t> syms_;
+};
+
+TEST_F(KernelByBuildIdTest, WithoutVmlinuxKernelSamplesAreOnlyKernel) {
+  // /proc/kallsyms is readable here but belongs to another kernel: it must not be used.
+  CommandResult r = Report("");
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("[k] [kernel]")) << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("kfunc_")) << r.output;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(kernel samples\s+40\s)"))) << r.output;
+}
+
+TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
+  std::string dir = tmp_.path() + "/debug";
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, vmlinux_, ".debug").empty());
+  CommandResult r = Report("--debug-dir " + Quote(dir));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  size_t a = r.output.find("[k] kfunc_alpha"), b = r.output.find("[k] kfunc_beta");
+  ASSERT_NE(std::string::npos, a) << r.output;
+  ASSERT_NE(std::string::npos, b) << r.output;
+  EXPECT_LT(a, b) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("75.00%")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("vmlinux with the recorded kernel build ID"))
+      << r.output;
+}
 
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;

@@ -21,34 +21,23 @@ namespace pbid {
 
 const char* SymbolSourceName(SymbolSource s) {
   switch (s) {
-    case SymbolSource::kNone:
-      return "none";
-    case SymbolSource::kPath:
-      return "path";
-    case SymbolSource::kBuildIdDir:
-      return ".build-id dir";
-    case SymbolSource::kDebugDir:
-      return "debug-dir";
-    case SymbolSource::kDebuginfod:
-      return "debuginfod";
+    case SymbolSource::kNone: return "none";
+    case SymbolSource::kPath: return "path";
+    case SymbolSource::kBuildIdDir: return ".build-id dir";
+    case SymbolSource::kDebugDir: return "debug-dir";
+    case SymbolSource::kDebuginfod: return "debuginfod";
   }
   return "none";
 }
 
 const char* SymbolizeStatusName(SymbolizeStatus s) {
   switch (s) {
-    case SymbolizeStatus::kOk:
-      return "ok";
-    case SymbolizeStatus::kNoBuildId:
-      return "no build id";
-    case SymbolizeStatus::kNotFound:
-      return "no file with this build id";
-    case SymbolizeStatus::kNoExecutable:
-      return "debug file only, executable not found";
-    case SymbolizeStatus::kOffsetNotMapped:
-      return "offset outside every PT_LOAD";
-    case SymbolizeStatus::kNoSymbol:
-      return "no symbol at address";
+    case SymbolizeStatus::kOk: return "ok";
+    case SymbolizeStatus::kNoBuildId: return "no build id";
+    case SymbolizeStatus::kNotFound: return "no file with this build id";
+    case SymbolizeStatus::kNoExecutable: return "debug file only, executable not found";
+    case SymbolizeStatus::kOffsetNotMapped: return "offset outside every PT_LOAD";
+    case SymbolizeStatus::kNoSymbol: return "no symbol at address";
   }
   return "?";
 }
@@ -134,6 +123,10 @@ struct Symbolizer::Module {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
   bool has_lines = false;
+  // False when only a debug-only file was found: ELF addresses can be symbolized (e.g. a
+  // vmlinux), file offsets cannot be translated.
+  bool offsets_usable = false;
+  bool any_ok = false;  // at least one lookup named something: counted in the coverage
 
   ~Module() {
     if (dwfl != nullptr)
@@ -187,11 +180,16 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   if (loc.exec) {
     main = &*loc.exec;
     mod.segments = loc.exec->segments;
-  } else if (loc.debug && SegmentsDescribeFile(loc.debug->segments)) {
-    main = &*loc.debug;  // e.g. an unstripped file stored under .build-id/xx/yyyy.debug
-    mod.segments = loc.debug->segments;
+    mod.offsets_usable = true;
+  } else if (loc.debug) {
+    main = &*loc.debug;
+    // e.g. an unstripped file stored under .build-id/xx/yyyy.debug, or a vmlinux
+    if (SegmentsDescribeFile(loc.debug->segments)) {
+      mod.segments = loc.debug->segments;
+      mod.offsets_usable = true;
+    }
   } else {
-    mod.unusable = loc.debug ? SymbolizeStatus::kNoExecutable : SymbolizeStatus::kNotFound;
+    mod.unusable = SymbolizeStatus::kNotFound;
     return mod;
   }
 
@@ -247,18 +245,62 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     r.status = mod.unusable;
     return r;
   }
+  if (!mod.offsets_usable) {
+    r.status = SymbolizeStatus::kNoExecutable;
+    return r;
+  }
   auto vaddr = FileOffsetToVaddr(mod.segments, file_offset);
   if (!vaddr) {
     r.status = SymbolizeStatus::kOffsetNotMapped;
     return r;
   }
-  r.elf_vaddr = *vaddr;
+  return Describe(mod, *vaddr, recorded_path, r);
+}
 
+Result<Symbolization> Symbolizer::SymbolizeVaddr(const std::optional<BuildId>& build_id,
+                                                 const std::string& recorded_path, uint64_t vaddr) {
+  Symbolization r;
+  if (!build_id || build_id->empty()) {
+    r.status = SymbolizeStatus::kNoBuildId;
+    return r;
+  }
+  Module& mod = GetModule(*build_id, recorded_path);
+  r.source = mod.source;
+  if (mod.unusable != SymbolizeStatus::kOk) {
+    r.status = mod.unusable;
+    return r;
+  }
+  return Describe(mod, vaddr, recorded_path, r);
+}
+
+Result<std::optional<uint64_t>> Symbolizer::SymbolAddress(const BuildId& id,
+                                                          const std::string& recorded_path,
+                                                          const std::string& name) {
+  Module& mod = GetModule(id, recorded_path);
+  if (mod.unusable != SymbolizeStatus::kOk)
+    return std::optional<uint64_t>();
+  int n = dwfl_module_getsymtab(mod.mod);
+  if (n < 0)
+    return Error(recorded_path, "libdwfl symbol table: " + std::string(dwfl_errmsg(-1)));
+  for (int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr;
+    Dwarf_Addr bias = 0;
+    const char* sname = dwfl_module_getsym_info(mod.mod, i, &sym, &addr, nullptr, nullptr, &bias);
+    if (sname != nullptr && name == sname)
+      return std::optional<uint64_t>(addr - bias);
+  }
+  return std::optional<uint64_t>();
+}
+
+Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
+                                           const std::string& recorded_path, Symbolization r) {
+  r.elf_vaddr = vaddr;
   Dwarf_Addr bias = 0;
   if (dwfl_module_getelf(mod.mod, &bias) == nullptr) {
     return Error(recorded_path, "libdwfl: " + std::string(dwfl_errmsg(-1)));
   }
-  const Dwarf_Addr addr = *vaddr + bias;
+  const Dwarf_Addr addr = vaddr + bias;
 
   // The ELF symbol is the ground truth for "which function": DWARF scopes refine it with
   // inlined frames and lines when the debug file is there.
@@ -345,6 +387,7 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     r.frames.push_back(std::move(fr));
   }
   r.status = SymbolizeStatus::kOk;
+  mod.any_ok = true;
   return r;
 }
 
@@ -355,8 +398,9 @@ SymbolSource Symbolizer::SourceOf(const BuildId& id) const {
 
 SymbolizerCoverage Symbolizer::Coverage() const {
   SymbolizerCoverage c;
+  // A module counts for the place its symbols came from once it named something.
   for (const auto& [id, mod] : impl_->modules)
-    c.modules_by_source[mod->source]++;
+    c.modules_by_source[mod->any_ok ? mod->source : SymbolSource::kNone]++;
   c.path_mismatches = impl_->path_mismatches;
   c.path_missing = impl_->path_missing;
   if (const DebuginfodClient* d = impl_->locator->debuginfod()) {

@@ -80,7 +80,9 @@ struct Symbolization {
 
 // Per-run counters for the coverage summary. Counted per module (build ID), not per sample.
 struct SymbolizerCoverage {
-  std::map<SymbolSource, int> modules_by_source;  // kNone = found nowhere
+  // A module counts for its source once a lookup in it named something; kNone: found nowhere
+  // or nothing named (e.g. a stripped binary without its debug file).
+  std::map<SymbolSource, int> modules_by_source;
   int path_mismatches = 0;  // recorded path holds a file with another build ID
   int path_missing = 0;     // recorded path does not exist or is unreadable
   int debuginfod_queries = 0;
@@ -106,6 +108,16 @@ class Symbolizer {
     return SymbolizeOffset(build_id, recorded_path, ip - map_start + pgoff);
   }
 
+  // An ELF virtual address of the module, e.g. a kernel address in the vmlinux found by the
+  // kernel's build ID (after removing the KASLR offset). Needs no executable.
+  Result<Symbolization> SymbolizeVaddr(const std::optional<BuildId>& build_id,
+                                       const std::string& recorded_path, uint64_t vaddr);
+
+  // The ELF virtual address of a symbol of the module (e.g. "_text"), std::nullopt when the
+  // module or the symbol is not found.
+  Result<std::optional<uint64_t>> SymbolAddress(const BuildId& id, const std::string& recorded_path,
+                                                const std::string& name);
+
   // Where the module for this build ID was found (kNone before any lookup or if nowhere).
   SymbolSource SourceOf(const BuildId& id) const;
 
@@ -115,6 +127,8 @@ class Symbolizer {
   struct Module;
   explicit Symbolizer(const SymbolizerOptions& options);
   Module& GetModule(const BuildId& id, const std::string& recorded_path);
+  Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
+                                 Symbolization r);
 
   SymbolizerOptions options_;
   struct Impl;
