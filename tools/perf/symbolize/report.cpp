@@ -273,9 +273,13 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   const SampleRecord& s = ctx.sample;
   const EventAttr* attr = &ctx.attr;
   const std::vector<EventAttr>& attrs = reader->attrs();
-  size_t ev = static_cast<size_t>(attr - attrs.data());
-  if (ev >= events.size())
-    ev = 0;  // defensive: the attr always comes from the reader
+  size_t ev = 0;  // the event's index, for its table and its pprof value
+  for (size_t i = 0; i < attrs.size(); i++) {
+    if (&attrs[i] == attr || attrs[i].ids == attr->ids) {
+      ev = i;
+      break;
+    }
+  }
   uint64_t period = (attr->attr.sample_type & PERF_SAMPLE_PERIOD) ? s.period
                     : attr->attr.freq                             ? 1
                                                                   : attr->attr.sample_period;

@@ -138,6 +138,23 @@ TEST_F(ReportTest, ReplacedBinaryWithExecutableInDebugDirIsStillNamed) {
   EXPECT_NE(std::string::npos, r.output.find("(mismatch, not used): 1")) << r.output;
 }
 
+TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
+  // perf record without --buildid-mmap: MMAP2 records carry dev/ino, the IDs are only in the
+  // HEADER_BUILD_ID table perf writes at the end of the run.
+  CommandResult rec = RunCommand(
+      "perf record -e cpu-clock -F 999 -o " + Quote(data_) + " -- " + Quote(bin_) + " 60000000",
+      120);
+  ASSERT_EQ(0, rec.exit_code) << rec.output;
+  CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_));
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.output, m, std::regex(R"(file fallback \(ID table\)\s+([0-9]+))")))
+      << r.output;
+  EXPECT_GT(std::stol(m[1]), 0) << r.output;
+}
+
 TEST_F(ReportTest, PprofOutputReadByGoTool) {
   if (RunCommand("command -v go").exit_code != 0)
     GTEST_SKIP() << "go (golang-go) not installed";
