@@ -104,6 +104,50 @@ TEST_F(SymbolizerTest, DebugFileInBuildIdDirNamesFunctions) {
   EXPECT_EQ(0, c.path_mismatches);
 }
 
+TEST_F(SymbolizerTest, CorruptCandidateIsSkippedForTheNextPlace) {
+  // A truncated file under the right name in the .build-id dir: its build ID cannot be read,
+  // so it is not used, and the debug dir's good copy is.
+  std::string bad = tmp_.path() + "/truncated.debug";
+  {
+    auto r = testing::RunCommand("head -c 100 " + testing::Quote(FixturePath("workload.debug")) +
+                                 " > " + testing::Quote(bad));
+    ASSERT_EQ(0, r.exit_code) << r.output;
+  }
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, bad, ".debug").empty());
+  std::string dir = tmp_.path() + "/extra";
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), ".debug").empty());
+  SymbolizerOptions o = Options();
+  o.debug_dirs.push_back(dir);
+  auto s = Make(o);
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kDebugDir);
+}
+
+TEST(SymbolizerMd5Test, SixteenByteBuildIdsWork) {
+  TempDir tmp;
+  std::string bin = tmp.path() + "/workload_md5";
+  ASSERT_TRUE(CopyFile(FixturePath("workload_md5.stripped"), bin, true));
+  std::string hex = ReadelfBuildId(bin);
+  ASSERT_EQ(32u, hex.size()) << "md5 build ID expected, got " << hex;
+  ASSERT_FALSE(
+      InstallInBuildIdDir(tmp.path(), hex, FixturePath("workload_md5.debug"), ".debug").empty());
+  auto recorded = RecordWorkload(bin);
+  ASSERT_EQ(3u, recorded.size());
+  SymbolizerOptions o;
+  o.build_id_root = tmp.path();
+  o.use_debuginfod = false;
+  auto s = Symbolizer::Create(o);
+  ASSERT_TRUE(s.ok());
+  auto id = BuildId::FromHex(hex);
+  ASSERT_TRUE(id.ok());
+  ASSERT_EQ(16u, id->size());
+  const RecordedFunction& f = recorded.at("spin_beta");
+  auto r = (*s)->SymbolizeAddress(*id, bin, f.start, f.pgoff, f.addr);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(SymbolizeStatus::kOk, r->status) << SymbolizeStatusName(r->status);
+  EXPECT_EQ("spin_beta", r->frames.back().function);
+}
+
 TEST_F(SymbolizerTest, DebugDirNamesFunctions) {
   std::string dir = tmp_.path() + "/extra";
   ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), ".debug").empty());
