@@ -2,6 +2,11 @@
 //
 // perf-buildid report: the command-line front end of pbid::Report.
 #include <getopt.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+#include <vector>
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +54,8 @@ const char kHelp[] =
     "    the build-ID table, none), and how many modules were symbolized from each place.\n"
     "\n"
     "OPTIONS\n"
-    "    -i, --input FILE     perf.data file to read (default: perf.data)\n"
+    "    -i, --input FILE     perf.data file to read (default: perf.data); - reads a\n"
+    "                         pipe-mode stream from stdin (perf record -o -)\n"
     "    --stdio              text output (the only interface; accepted for perf habits)\n"
     "    -s, --sort KEYS      comma-separated: comm, pid, dso, sym (default: dso,sym)\n"
     "    --debug-dir DIR      also search DIR/.build-id (or DIR itself if it is a .build-id\n"
@@ -75,6 +81,23 @@ const char kHelp[] =
 
 void Usage(FILE* out) {
   fputs(kHelp, out);
+}
+
+pbid::Result<std::unique_ptr<pbid::PerfDataReader>> ReadStdin() {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+    if (n == 0)
+      break;
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return pbid::Error::Sys("stdin", errno, "read");
+    }
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return pbid::PerfDataReader::FromBytes(std::move(bytes));
 }
 
 }  // namespace
@@ -111,11 +134,8 @@ int pbid_cmd_report(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+i:s:o:h", kLong, nullptr)) != -1) {
     switch (c) {
-      case 'i':
-        input = optarg;
-        break;
-      case kOptStdio:
-        break;
+      case 'i': input = optarg; break;
+      case kOptStdio: break;
       case 's': {
         auto keys = pbid::ParseSortKeys(optarg);
         if (!keys.ok()) {
@@ -125,31 +145,17 @@ int pbid_cmd_report(int argc, char** argv) {
         opts.sort_keys = *keys;
         break;
       }
-      case kOptDebugDir:
-        opts.symbolizer.debug_dirs.push_back(optarg);
-        break;
-      case kOptDebugRoot:
-        opts.symbolizer.build_id_root = optarg;
-        break;
+      case kOptDebugDir: opts.symbolizer.debug_dirs.push_back(optarg); break;
+      case kOptDebugRoot: opts.symbolizer.build_id_root = optarg; break;
       case kOptDebuginfod:
         opts.symbolizer.debuginfod_urls = optarg;
         debuginfod_url_given = true;
         break;
-      case kOptNoDebuginfod:
-        opts.symbolizer.use_debuginfod = false;
-        break;
-      case kOptKallsyms:
-        opts.kallsyms_path = optarg;
-        break;
-      case kOptFormat:
-        format = optarg;
-        break;
-      case 'o':
-        output = optarg;
-        break;
-      case 'h':
-        Usage(stdout);
-        return kExitOk;
+      case kOptNoDebuginfod: opts.symbolizer.use_debuginfod = false; break;
+      case kOptKallsyms: opts.kallsyms_path = optarg; break;
+      case kOptFormat: format = optarg; break;
+      case 'o': output = optarg; break;
+      case 'h': Usage(stdout); return kExitOk;
       default:
         fprintf(stderr, "perf-buildid report: unknown or incomplete option '%s'\n",
                 argv[optind - 1]);
@@ -180,7 +186,8 @@ int pbid_cmd_report(int argc, char** argv) {
   }
   opts.want_pprof = format == "pprof";
 
-  auto reader = pbid::PerfDataReader::Open(input);
+  // "-" is a pipe-mode stream (perf record -o -): read it whole, then validate like a file.
+  auto reader = input == "-" ? ReadStdin() : pbid::PerfDataReader::Open(input);
   if (!reader.ok()) {
     fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
             reader.error().ToString().c_str());

@@ -155,6 +155,17 @@ TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
   EXPECT_GT(std::stol(m[1]), 0) << r.output;
 }
 
+TEST_F(ReportTest, PipeModeFromStdin) {
+  CommandResult r =
+      RunCommand("perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
+                     " 60000000 2>/dev/null | " + std::string(PBID_REPORT_TOOL) +
+                     " -i - --no-debuginfod " + "--debug-root " +
+                     Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
+                 120);
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  ExpectNamedInOrder(r);
+}
+
 TEST_F(ReportTest, PprofOutputReadByGoTool) {
   if (RunCommand("command -v go").exit_code != 0)
     GTEST_SKIP() << "go (golang-go) not installed";
