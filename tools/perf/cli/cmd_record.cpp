@@ -18,6 +18,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -692,6 +693,7 @@ int Recorder::Run() {
   for (const Buffer& b : buffers_)
     pfds.push_back(pollfd{b.fd, POLLIN, 0});
   bool stopping = false;
+  time_t last_checkpoint = time(nullptr);
   while (true) {
     bool wrote = false;
     s = Drain(&wrote);
@@ -699,6 +701,12 @@ int Recorder::Run() {
       break;
     if (wrote) {
       s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
+      if (!s.ok())
+        break;
+    }
+    if (time(nullptr) != last_checkpoint) {
+      last_checkpoint = time(nullptr);
+      s = writer_->Checkpoint();
       if (!s.ok())
         break;
     }

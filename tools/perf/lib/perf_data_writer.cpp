@@ -140,6 +140,16 @@ Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
   return Ok();
 }
 
+Status PerfDataWriter::Checkpoint() {
+  if (finished_) return Error("writer", "Checkpoint() after Finish()");
+  Status s = Flush();
+  if (!s.ok()) return s;
+  uint64_t nofeat[4] = {};
+  ByteWriter hdr =
+      Header(attrs_off_, attrs_.size() * kAttrEntrySize, data_off_, data_size_, nofeat);
+  return WriteAt(0, hdr.buffer().data(), hdr.size());
+}
+
 Status PerfDataWriter::Finish(const Features& f) {
   if (finished_)
     return Error("writer", "Finish() called twice");

@@ -147,6 +147,17 @@ check "record -a stopped by SIGTERM exits 0" [ $? -eq 0 ]
 check "perf report reads the system-wide file without warnings" perf_quiet s-report sys.data report --stdio
 check "our buildid-list reads it" bash -c "'$PB' buildid-list -i sys.data | grep -q '$LIB_ID'"
 
+# --- 5b. SIGKILL: the checkpointed header still covers what was recorded.
+"$PB" record -a -F 99 -o killed.data >/dev/null 2>&1 &
+rpid=$!
+sleep 0.5
+"$WL" 1500 >/dev/null
+kill -KILL $rpid
+wait $rpid 2>/dev/null
+check "record -a killed by SIGKILL: perf report reads the file without warnings" \
+	perf_quiet x-report killed.data report --stdio
+check "... and it has the library's samples" grep -q "libpbidwork.so" x-report.out
+
 # --- 6. Truncated and corrupt files: one-line error naming field and offset, exit 3.
 size=$(stat -c %s ours.data)
 for cut in 0 7 64 103 200 $((size / 2)) $((size - 1)); do

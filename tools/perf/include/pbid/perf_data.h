@@ -138,8 +138,8 @@ class PerfDataReader {
 
 // Writes a perf.data file: header, attrs with their ids, the data section, then the feature
 // sections on Finish(). Records are written as given (native byte order).
-// Until Finish() the header on disk says the data section is empty, so a crash leaves a file
-// perf can open but shows nothing of; the recorder therefore finishes on SIGINT/SIGTERM.
+// Until Finish() the header on disk covers the data up to the last Checkpoint() and lists no
+// features; the recorder checkpoints every second and finishes on SIGINT/SIGTERM.
 class PerfDataWriter {
  public:
   // attrs must carry their final ids (the kernel's PERF_EVENT_IOC_ID) and names.
@@ -154,6 +154,10 @@ class PerfDataWriter {
   Status WriteRecord(const std::vector<uint8_t>& rec) {
     return WriteRecord(rec.data(), rec.size());
   }
+
+  // Flushes the records and rewrites the header to cover them (no feature sections yet), so
+  // that a recorder killed with SIGKILL still leaves a file with everything up to here.
+  Status Checkpoint();
 
   // Writes the feature sections and the final header. The writer is unusable afterwards.
   Status Finish(const Features& features);
