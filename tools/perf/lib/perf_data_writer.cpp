@@ -141,9 +141,11 @@ Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
 }
 
 Status PerfDataWriter::Checkpoint() {
-  if (finished_) return Error("writer", "Checkpoint() after Finish()");
+  if (finished_)
+    return Error("writer", "Checkpoint() after Finish()");
   Status s = Flush();
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   uint64_t nofeat[4] = {};
   ByteWriter hdr =
       Header(attrs_off_, attrs_.size() * kAttrEntrySize, data_off_, data_size_, nofeat);
