@@ -181,5 +181,27 @@ check "data offset beyond the file: exit 3 naming header.data ($(cat bad.err))" 
 "$PB" buildid-list -i does-not-exist.data 2>missing.err
 check "missing file: exit 3" [ $? -eq 3 ]
 
+# --- 7. Command line: man-page help on every command, exit 2 on misuse.
+for cmd in record buildid-list maps script dump; do
+	"$PB" $cmd --help >help.out 2>&1
+	rc=$?
+	check "$cmd --help: exit 0 with NAME, SYNOPSIS, OPTIONS, EXIT STATUS" \
+		bash -c "[ $rc -eq 0 ] && grep -q '^NAME' help.out && grep -q '^SYNOPSIS' help.out &&
+			grep -q '^OPTIONS' help.out && grep -q '^EXIT STATUS' help.out"
+	"$PB" $cmd --no-such-option >/dev/null 2>&1
+	rc=$?
+	check "$cmd --no-such-option: exit 2" [ $rc -eq 2 ]
+done
+"$PB" record -a -p 1 >/dev/null 2>&1
+rc=$?
+check "record -a -p: exit 2" [ $rc -eq 2 ]
+"$PB" no-such-command >/dev/null 2>&1
+rc=$?
+check "unknown command: exit 2" [ $rc -eq 2 ]
+"$PB" record -o nx.data -- /nonexistent/program >/dev/null 2>nx.err
+rc=$?
+check "record of a missing program: exit 1, one line, no file left" \
+	bash -c "[ $rc -eq 1 ] && [ \$(wc -l <nx.err) -eq 1 ] && [ ! -e nx.data ]"
+
 echo "1..$n"
 [ $failed -eq 0 ]
