@@ -131,8 +131,8 @@ TEST(RingBufferTest, CorruptSizeIsAnErrorAndSkipsToHead) {
 // The real kernel: two events on this thread, one asking for build ids and one not. The
 // record of the first must carry the file's id; the second must read as maj/min/ino even if
 // the kernel sets PERF_RECORD_MISC_MMAP_BUILD_ID on it (seen on 6.18.44).
-// Param: which of the two events asks for build ids (the kernel walks events in a fixed order,
-// and a leak of the misc bit shows only on events visited after the build-id one).
+// Param: which of the two events asks for build ids. On the host's 6.18.44 the misc bit leaks
+// onto the event opened first when the build-id event is opened second (BuildIdSecond).
 class LiveKernelTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(LiveKernelTest, Mmap2RecordsThroughTheRingBuffer) {
