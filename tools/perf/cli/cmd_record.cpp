@@ -177,7 +177,7 @@ class Recorder {
  private:
   int OpenEvents(const std::vector<pid_t>& targets);
   Status Synthesize(const std::vector<pid_t>& pids);
-  void SynthesizeKernel();
+  Status SynthesizeKernel();
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
@@ -399,7 +399,7 @@ Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
   return writer_->WriteRecord(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, filename));
 }
 
-void Recorder::SynthesizeKernel() {
+Status Recorder::SynthesizeKernel() {
   std::ifstream in("/proc/kallsyms");
   std::string line;
   uint64_t text = 0, etext = 0;
@@ -415,7 +415,7 @@ void Recorder::SynthesizeKernel() {
       etext = addr;
   }
   if (text == 0 || etext <= text)
-    return;  // no kallsyms or addresses hidden (kptr_restrict)
+    return Ok();  // no kallsyms or addresses hidden (kptr_restrict)
   Mmap2Record m;
   m.pid = static_cast<uint32_t>(-1);
   m.tid = 0;
@@ -431,10 +431,8 @@ void Recorder::SynthesizeKernel() {
       m.build_id = **id;
     }
   }
-  SampleId sid = SynthId(-1, 0);
-  Status s = writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr_));
-  (void)s;
-  (void)sid;
+  m.sample_id = SynthId(0, 0);  // the idle task, as in perf's synthesized kernel map
+  return writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr_));
 }
 
 Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
@@ -514,8 +512,8 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
 Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
   RecordView r;
   r.data = data;
-  r.header.type = *reinterpret_cast<const uint32_t*>(data);
-  r.header.misc = *reinterpret_cast<const uint16_t*>(data + 4);
+  memcpy(&r.header.type, data, 4);
+  memcpy(&r.header.misc, data + 4, 2);
   r.header.size = static_cast<uint16_t>(size);
   Status s = writer_->WriteRecord(data, size);
   if (!s.ok())
@@ -660,8 +658,9 @@ int Recorder::Run() {
   // later one in the kernel's records.
   if (opt_.all_cpus)
     synth = ListDir("/proc");
-  SynthesizeKernel();
-  Status s = Synthesize(synth);
+  Status s = SynthesizeKernel();
+  if (s.ok())
+    s = Synthesize(synth);
   if (s.ok())
     s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
   if (!s.ok()) {
