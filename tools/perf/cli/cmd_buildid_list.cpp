@@ -29,7 +29,7 @@ const char kHelp[] =
     "    by a sample and have a build id in their MMAP2 record are printed, as perf does.\n"
     "\n"
     "OPTIONS\n"
-    "    -i, --input FILE   input file (default: perf.data)\n"
+    "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
     "    -H, --with-hits    only DSOs with samples, even when the file has a table\n"
     "    -s, --source       append the build id's source: kernel, synthesized, file\n"
     "    -h, --help         this text\n"

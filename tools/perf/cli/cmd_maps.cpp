@@ -38,7 +38,7 @@ const char kHelp[] =
     "    ask for build ids is read as maj/min/ino, never as an id.\n"
     "\n"
     "OPTIONS\n"
-    "    -i, --input FILE   input file (default: perf.data)\n"
+    "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
     "        --json         one JSON array of objects (pid, tid, start, end, pgoff, prot,\n"
     "                       path, build_id, source, samples, kernel, time)\n"
     "    -p, --pid PID      only this process\n"

@@ -118,6 +118,9 @@ check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/nul
 "$PERF" record -q -F 999 -o - -- "$WL" 200 >perf-pipe.data 2>/dev/null
 "$PB" maps -i perf-pipe.data >p-maps.out 2>p-maps.err
 check "our maps reads a perf pipe-mode file" grep -q " r-xp .* $LIB\$" p-maps.out
+"$PERF" record -q --buildid-mmap -F 999 -o - -- "$WL" 200 2>/dev/null | "$PB" maps -i - >s-maps.out
+check "our maps reads a perf --buildid-mmap pipe on stdin, with the library's id" \
+	grep -q " $LIB_ID kernel $LIB\$" s-maps.out
 
 # --- 4. Attach to a running process: synthesized MMAP2 records.
 "$WL" 3000 >/dev/null &
