@@ -116,6 +116,24 @@ TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
   ASSERT_EQ(0, r.exit_code) << r.output;
   ExpectNamedInOrder(r);
   EXPECT_NE(std::string::npos, r.output.find("debuginfod 1,")) << r.output;
+
+  // The same server from DEBUGINFOD_URLS, as debuginfod clients are usually configured...
+  setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-2").c_str(), 1);
+  CommandResult env =
+      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) +
+                     " -i " + Quote(data_) + " --debug-root " + Quote(tmp_.path() + "/empty-root"),
+                 120);
+  ASSERT_EQ(0, env.exit_code) << env.output;
+  ExpectNamedInOrder(env);
+  // ...and --no-debuginfod wins over it.
+  setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-3").c_str(), 1);
+  CommandResult off = RunCommand(
+      "DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) + " -i " +
+          Quote(data_) + " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/empty-root"),
+      120);
+  ASSERT_EQ(0, off.exit_code) << off.output;
+  EXPECT_EQ(std::string::npos, off.output.find("spin_alpha")) << off.output;
+  EXPECT_NE(std::string::npos, off.output.find("debuginfod queries: 0")) << off.output;
 }
 
 TEST_F(ReportTest, ReplacedBinaryIsAMismatchAndNamesNothingWrong) {
