@@ -25,7 +25,7 @@ debug=$work/debug
 for f in pbid-workload libpbidwork.so; do
 	id=$(readelf -n "$bin/$f" | sed -n 's/.*Build ID: //p')
 	mkdir -p "$debug/.build-id/${id:0:2}"
-	ln -s "$bin/$f" "$debug/.build-id/${id:0:2}/${id:2}.debug"
+	cp "$bin/$f" "$debug/.build-id/${id:0:2}/${id:2}.debug"
 done
 cat >"$work/payload/run.sh" <<'GUEST'
 set -e
@@ -39,6 +39,14 @@ echo
 echo "== perf-buildid buildid-list"
 ./perf-buildid buildid-list -i "$LAB_BLOCK_DIR/perf.data"
 GUEST
+
+# The guest kernel's symbols, filed by its build ID like any other ELF file.
+image=$(kernel/scripts/build.sh "$KERNEL")
+if [ -f "$(dirname "$image")/vmlinux" ]; then
+	id=$(readelf -n "$(dirname "$image")/vmlinux" | sed -n 's/.*Build ID: //p' | head -1)
+	[ -n "$id" ] && mkdir -p "$debug/.build-id/${id:0:2}" &&
+		cp "$(dirname "$image")/vmlinux" "$debug/.build-id/${id:0:2}/${id:2}.debug"
+fi
 
 progress run "record a workload on $KERNEL"
 kernel/scripts/vm-run.sh -t 180 -d "$work/disk" -o "$work/disk.img" "$KERNEL" "$work/payload"

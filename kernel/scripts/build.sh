@@ -74,6 +74,9 @@ build() {
 	mkdir -p "$out.tmp"
 	cp "$obj/arch/$arch/boot/$target" "$out.tmp/"
 	cp "$obj/.config" "$out.tmp/config"
+	# vmlinux carries the symbols (and build ID) that a report on the host needs for the
+	# guest's kernel samples.
+	[ "$K_ARCH" = x86_64 ] && cp "$obj/vmlinux" "$out.tmp/vmlinux"
 	[ -d "$obj/usr/include" ] && cp -r "$obj/usr/include" "$out.tmp/include"
 	echo "$src" >"$out.tmp/source"
 	rm -rf "$out"

@@ -69,7 +69,7 @@ config_fragments() {
 
 # Bump when build.sh changes what it produces (not for cosmetic changes: every bump rebuilds
 # every kernel).
-LAB_BUILD_EPOCH=1
+LAB_BUILD_EPOCH=2
 
 # kernel_key: a hash of everything that determines the built image.
 kernel_key() {
