@@ -61,6 +61,7 @@ export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCAC
 summary=$SC/summary.$$
 failed=$SC/failed.$$
 rm -f "$failed"
+trap 'rm -f "$summary" "$failed"' EXIT
 note() { echo "$*" | tee -a "$summary" >&2; }
 # check() runs in a subshell (under the lock): failures are recorded in a file.
 bad() { note "$*"; touch "$failed"; }
