@@ -36,7 +36,9 @@ series-check: deps
 	@$(LAB)/../../kernel/scripts/series-check.sh
 
 # ccache with the clone as base dir: a second clone compiles nothing twice.
-CCACHE_ENV := CCACHE_DIR=$(HOME)/.cache/buildid-mmap/ccache CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true
+# The same cache directory as kernel/scripts/common.sh.
+LAB_CACHE := $(or $(BUILDID_MMAP_CACHE),$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/buildid-mmap)
+CCACHE_ENV := CCACHE_DIR=$(LAB_CACHE)/ccache CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true
 perf-buildid: deps
 	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
