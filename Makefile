@@ -8,7 +8,7 @@ BUILD := $(CURDIR)/build
 CHECK_KERNELS := 5.10-buildid 5.10 6.12
 export LAB_T0 := $(shell date +%s)
 
-.PHONY: all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
+.PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
 	perf-buildid unit-test selftests-host check run clean help
 
 all: perf-buildid
@@ -31,6 +31,11 @@ kernel-crossbuild: deps
 
 vm-test: deps
 	@$(LAB)/vm-test.sh $(KERNEL)
+
+# Each kernel/mutations/*.patch breaks the series on purpose; the selftests must catch each.
+# Not part of check (one incremental kernel build per mutation, about 30 s each).
+mutation-test: deps
+	@$(LAB)/mutation-test.sh
 
 series-check: deps
 	@$(LAB)/../../kernel/scripts/series-check.sh

@@ -18,6 +18,12 @@ mkvars=(KSRC="$src" KHDR_INCLUDES="-isystem $hdr/include" OUTPUT="$out/obj")
 make -s --no-print-directory -C "$st" "${mkvars[@]}" all install INSTALL_PATH="$out/run" >/dev/null
 progs=$(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests | sed -n 's/^perf_events://p')
 echo "# host kernel $(uname -r)"
+# The build dir sits on the clone's file system; when that is block-backed the page-cache-miss
+# case runs here too.
+case $(stat -f -c %T "$out/run") in
+tmpfs|ramfs|overlayfs|nfs*|fuse*) ;;
+*) export BUILDID_BLOCK_DIR=$out/run ;;
+esac
 rc=0
 cd "$out/run"
 for p in $progs; do

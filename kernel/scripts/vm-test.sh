@@ -14,7 +14,11 @@ image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname")
 imgdir=$(dirname "$image")
 src=$(cat "$imgdir/source")
 st=$LAB_ROOT/tools/testing/selftests/perf_events
-out=$LAB_ROOT/build/selftests/$kname
+# VMTEST_TAG names a separate output dir (mutation runs); two runs on one dir are serialized.
+out=$LAB_ROOT/build/selftests/$kname${VMTEST_TAG:+-$VMTEST_TAG}
+mkdir -p "$(dirname "$out")"
+exec 8>"$out.lock"
+flock 8
 rm -rf "$out"
 mkdir -p "$out/obj" "$out/payload/perf_events" "$out/disk"
 
