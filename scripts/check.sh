@@ -29,6 +29,8 @@ step() {
 step "perf-buildid unit and interop tests" make --no-print-directory unit-test
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
+step "lab self-test: failure, hang, kernel warning, early death each detected" \
+	kernel/scripts/lab-selftest.sh 5.10
 for k in 5.10-buildid 5.10 6.12 5.10-buildid-kasan; do
 	step "vm-test $k" make --no-print-directory vm-test KERNEL=$k
 done
