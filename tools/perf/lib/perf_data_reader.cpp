@@ -177,6 +177,9 @@ Status PerfDataReader::ParseFileHeader() {
   if (n == 0)
     return Error("header.attrs.size", 32, "file has no events");
   uint64_t attr_bytes = attr_size - 16;
+  // Each ids section fits in the file on its own, but attrs may all name the same bytes; bound
+  // the sum so a small crafted file cannot make us copy its size times the attr count.
+  uint64_t ids_total = 0;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t off = attrs_off + i * attr_size;
     std::string field = "attr[" + std::to_string(i) + "]";
@@ -200,6 +203,13 @@ Status PerfDataReader::ParseFileHeader() {
     if (ids_size % 8 != 0) {
       return Error(field + ".ids.size", off + attr_bytes + 8,
                    std::to_string(ids_size) + " is not a multiple of 8");
+    }
+    ids_total += ids_size;  // no overflow: each term is at most size_, n is at most kMaxAttrs
+    if (ids_total > size_) {
+      return Error(field + ".ids.size", off + attr_bytes + 8,
+                   "ids sections add up to " + std::to_string(ids_total) +
+                       " bytes, more than the file (" + std::to_string(size_) +
+                       " bytes): sections overlap");
     }
     for (uint64_t j = 0; j < ids_size / 8; j++)
       ea.ids.push_back(br.U64At(ids_off + 8 * j));

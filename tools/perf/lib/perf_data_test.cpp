@@ -344,6 +344,24 @@ TEST(PerfDataTest, CorruptHeaderFieldsNameTheField) {
   }
 }
 
+// Attrs whose ids sections each fit in the file but overlap would make the reader copy the
+// file size times the attr count; the sum must be bounded by the file.
+TEST(PerfDataTest, OverlappingIdsSectionsAreRejected) {
+  std::string path = WriteFile("ids-overlap.data");
+  std::vector<uint8_t> all = ReadAll(path);
+  unlink(path.c_str());
+  uint64_t attr_size, attrs_off;
+  memcpy(&attr_size, all.data() + 16, 8);
+  memcpy(&attrs_off, all.data() + 24, 8);
+  uint64_t whole[2] = {0, all.size() / 8 * 8};
+  for (uint64_t i = 0; i < 2; i++)
+    memcpy(all.data() + attrs_off + i * attr_size + attr_size - 16, whole, 16);
+  auto r = PerfDataReader::FromBytes(all);
+  ASSERT_FALSE(r.ok()) << "two attrs sharing the whole file as ids were accepted";
+  EXPECT_EQ("attr[1].ids.size", r.error().field);
+  EXPECT_EQ(attrs_off + 2 * attr_size - 8, r.error().offset);
+}
+
 // Random corruption must give a clean error or a valid parse, never a crash.
 TEST(PerfDataTest, RandomCorruptionNeverCrashes) {
   std::string path = WriteFile("fuzz.data");
