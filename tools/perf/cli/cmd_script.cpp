@@ -254,9 +254,13 @@ int pbid_cmd_script(int argc, char** argv) {
     SampleId id = sid.ok() ? *sid : SampleId();
     std::string extra;
     if (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP) {
-      const Mapping& m = session.mappings().back();
-      if (m.record_offset == r.offset && m.build_id && m.source != BuildIdSource::kKernelRecord) {
-        extra = " <" + m.build_id->ToHex() + " " + BuildIdSourceName(m.source) + ">";
+      // The session drops empty or wrapping mappings, so the list may be empty or its last
+      // entry may belong to an earlier record.
+      const std::vector<Mapping>& maps = session.mappings();
+      const Mapping* m = maps.empty() ? nullptr : &maps.back();
+      if (m && m->record_offset == r.offset && m->build_id &&
+          m->source != BuildIdSource::kKernelRecord) {
+        extra = " <" + m->build_id->ToHex() + " " + BuildIdSourceName(m->source) + ">";
       }
     }
     printf("%16s %6u %s: %s%s\n", session.CommOf(static_cast<int32_t>(id.pid)).c_str(), id.tid,

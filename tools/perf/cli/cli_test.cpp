@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The perf-buildid commands run as a child process on perf.data files written by the library:
+// exit codes and crashes are only visible from outside.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+
+namespace pbid {
+namespace {
+
+struct ToolRun {
+  int status = -1;  // exit code, or 128 + signal
+  std::string output;
+};
+
+ToolRun RunTool(const std::string& args) {
+  ToolRun r;
+  std::string cmd = std::string(PBID_PERF_BUILDID) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+    r.output.append(buf, n);
+  int st = pclose(p);
+  if (WIFEXITED(st))
+    r.status = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st))
+    r.status = 128 + WTERMSIG(st);
+  return r;
+}
+
+std::string TempPath(const char* name) {
+  return std::string(::testing::TempDir()) + "/pbid-cli-" + std::to_string(getpid()) + "-" + name;
+}
+
+EventAttr Attr(std::vector<uint64_t> ids) {
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.type = PERF_TYPE_SOFTWARE;
+  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  a.attr.sample_id_all = 1;
+  a.attr.mmap = 1;
+  a.attr.mmap2 = 1;
+  a.attr.build_id = 1;
+  a.ids = std::move(ids);
+  a.name = "cpu-clock";
+  return a;
+}
+
+// Writes a perf.data file holding `records` for the single event `a`.
+std::string WriteData(const char* name, const EventAttr& a, const std::vector<RecordBytes>& recs) {
+  std::string path = TempPath(name);
+  auto w = PerfDataWriter::Create(path, {a});
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : recs)
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  Status s = (*w)->Finish(Features());
+  EXPECT_TRUE(s.ok()) << s.error().ToString();
+  return path;
+}
+
+Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = start;
+  m.len = len;
+  m.prot = 5;
+  m.filename = "/lib/x.so";
+  m.has_build_id = true;
+  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.id = id;
+  return m;
+}
+
+// The session drops a mapping of length 0 or one whose end wraps; script must still print the
+// record when no mapping has been kept at all.
+TEST(CliTest, ScriptSurvivesDroppedFirstMapping) {
+  EventAttr a = Attr({1});
+  for (uint64_t len : {uint64_t{0}, ~uint64_t{0}}) {
+    std::vector<RecordBytes> recs = {
+        BuildMmap2(Mapping(0x400000, len, 1), PERF_RECORD_MISC_USER, &a)};
+    std::string path = WriteData("dropped.data", a, recs);
+    ToolRun r = RunTool("script -i " + path);
+    EXPECT_EQ(0, r.status) << "len " << len << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("PERF_RECORD_MMAP2")) << r.output;
+    unlink(path.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace pbid
