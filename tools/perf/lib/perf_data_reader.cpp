@@ -434,8 +434,9 @@ const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
   uint64_t id = RecordEventId(r, attrs_[0]);
   if (id == 0)
     return &attrs_[0];
-  const EventAttr* a = AttrForId(id);
-  return a ? a : &attrs_[0];
+  // An id no attr owns names no event we know: guessing attrs_[0] could trust the MMAP2
+  // build-id bit of an event recorded without attr.build_id (perf's evlist__id2evsel).
+  return AttrForId(id);
 }
 
 RecordView PerfDataReader::Iterator::operator*() const {

@@ -344,6 +344,37 @@ TEST(PerfDataTest, CorruptHeaderFieldsNameTheField) {
   }
 }
 
+// With several events, a record whose id no attr owns must not borrow the first attr: that
+// one has attr.build_id, so the MMAP2 build-id bit would be trusted for an unknown event.
+TEST(PerfDataTest, UnknownIdGivesNoAttrAndUntrustedBuildId) {
+  std::string path = TempPath("unknown-id.data");
+  EventAttr a = Attr({1, 2}), b = Attr({3}, false);
+  auto w = PerfDataWriter::Create(path, {a, b});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = 0x400000;
+  m.len = 0x1000;
+  m.filename = "/bin/unknown";
+  m.has_build_id = true;
+  m.build_id = kExeId;
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.time = 1;
+  m.sample_id.id = 77;  // owned by neither a nor b
+  ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  for (const RecordView& v : (*r)->records())
+    EXPECT_EQ(nullptr, (*r)->AttrForRecord(v));
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(1u, s.mappings().size());
+  EXPECT_FALSE(s.mappings()[0].build_id.has_value());
+  EXPECT_EQ(BuildIdSource::kNone, s.mappings()[0].source);
+}
+
 // Attrs whose ids sections each fit in the file but overlap would make the reader copy the
 // file size times the attr count; the sum must be bounded by the file.
 TEST(PerfDataTest, OverlappingIdsSectionsAreRejected) {

@@ -84,7 +84,8 @@ class PerfDataReader {
 
   const std::vector<EventAttr>& attrs() const { return attrs_; }
   // The event a record belongs to: by its sample id when the file has several attrs, else the
-  // only one; id 0 (synthesized records) maps to the first attr, as in perf.
+  // only one; id 0 (synthesized records) maps to the first attr, as in perf. With several
+  // attrs, a non-zero id that no attr owns gives nullptr: the record's layout is unknown.
   const EventAttr* AttrForRecord(const RecordView& r) const;
   const EventAttr* AttrForId(uint64_t id) const;
 
