@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,24 @@ TEST(CliTest, ScriptSurvivesDroppedFirstMapping) {
     EXPECT_NE(std::string::npos, r.output.find("PERF_RECORD_MMAP2")) << r.output;
     unlink(path.c_str());
   }
+}
+
+// perf record -z output: one clear line and exit 3, not an empty list and exit 0.
+TEST(CliTest, BuildidListRejectsCompressedRecords) {
+  EventAttr a = Attr({1});
+  RecordBytes z(24, 0);
+  uint32_t type = 81;  // PERF_RECORD_COMPRESSED
+  uint16_t size = 24;
+  memcpy(z.data(), &type, 4);
+  memcpy(z.data() + 6, &size, 2);
+  std::string path = WriteData("compressed.data", a, {z});
+  ToolRun r = RunTool("buildid-list -i " + path);
+  unlink(path.c_str());
+  EXPECT_EQ(3, r.status) << r.output;
+  EXPECT_NE(std::string::npos,
+            r.output.find("compressed records (perf record -z) are not supported"))
+      << r.output;
+  EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << r.output;
 }
 
 }  // namespace

@@ -59,6 +59,21 @@ Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::str
   return std::string(*s);
 }
 
+constexpr uint32_t kRecordAuxtrace = 71;
+constexpr uint32_t kRecordCompressed = 81;
+constexpr uint32_t kRecordCompressed2 = 83;
+
+// Bytes that follow a record beyond header.size: the AUX area data of PERF_RECORD_AUXTRACE
+// (u64 size at +8) and the tracing data of a pipe-mode PERF_RECORD_HEADER_TRACING_DATA (u32
+// size at +8). The caller has checked that the size field lies inside the record.
+uint64_t TrailingPayload(const ByteReader& rb, uint32_t type) {
+  if (type == kRecordAuxtrace)
+    return rb.U64At(8);
+  if (type == kRecordHeaderTracingData)
+    return rb.U32At(8);
+  return 0;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& path) {
@@ -227,8 +242,24 @@ Status PerfDataReader::WalkRecords() {
       e.field = "data." + e.field;
       return e;
     }
+    ByteReader rb(base_ + off, h->size, swap_, off);
+    if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
+      return Error("data.compressed", off, "compressed records (perf record -z) are not supported");
+    }
+    uint64_t payload = 0;
+    if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {
+      const char* name =
+          h->type == kRecordAuxtrace ? "data.auxtrace.size" : "data.tracing_data.size";
+      uint64_t need = h->type == kRecordAuxtrace ? 16 : 12;
+      if (h->size < need)
+        return Error(name, off + 6, "record too small for its payload size");
+      payload = TrailingPayload(rb, h->type);
+      if (payload > end - off - h->size) {
+        return Error(name, off + 8,
+                     "payload of " + std::to_string(payload) + " bytes runs past the data section");
+      }
+    }
     if (pipe_) {
-      ByteReader rb(base_ + off, h->size, swap_, off);
       if (h->type == kRecordHeaderAttr) {
         if (h->size < 8 + PERF_ATTR_SIZE_VER0) {
           return Error("data.header_attr.size", off + 6, "too small for an attr");
@@ -259,7 +290,7 @@ Status PerfDataReader::WalkRecords() {
       }
     }
     record_count_++;
-    off += h->size;
+    off += h->size + payload;
   }
   return Ok();
 }
@@ -453,7 +484,11 @@ RecordView PerfDataReader::Iterator::operator*() const {
 
 PerfDataReader::Iterator& PerfDataReader::Iterator::operator++() {
   ByteReader br(r_->base_ + off_, 8, r_->swap_);
-  off_ += br.U16At(6);
+  uint32_t type = br.U32At(0);
+  uint16_t size = br.U16At(6);
+  off_ += size;
+  if (type == kRecordAuxtrace || type == kRecordHeaderTracingData)
+    off_ += TrailingPayload(ByteReader(r_->base_ + off_ - size, size, r_->swap_), type);
   return *this;
 }
 

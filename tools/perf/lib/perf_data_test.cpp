@@ -375,6 +375,142 @@ TEST(PerfDataTest, UnknownIdGivesNoAttrAndUntrustedBuildId) {
   EXPECT_EQ(BuildIdSource::kNone, s.mappings()[0].source);
 }
 
+// Bytes that would decode as a record header of a type we parse, so that a reader which does
+// not skip a payload fails or miscounts.
+std::vector<uint8_t> BogusPayload(size_t n) {
+  std::vector<uint8_t> p(n, 0xff);
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    uint32_t type = PERF_RECORD_MMAP2;
+    uint16_t size = 0x10;
+    memcpy(p.data() + i, &type, 4);
+    memcpy(p.data() + i + 6, &size, 2);
+  }
+  return p;
+}
+
+// perf record -e intel_pt// writes the AUX data after each PERF_RECORD_AUXTRACE, beyond
+// header.size; the reader must step over it.
+TEST(PerfDataTest, AuxtracePayloadIsSkipped) {
+  using internal::ByteWriter;
+  std::string path = TempPath("auxtrace.data");
+  EventAttr a = Attr({1});
+  auto w = PerfDataWriter::Create(path, {a});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = 0x400000;
+  m.len = 0x1000;
+  m.filename = "/bin/exe";
+  m.has_build_id = true;
+  m.build_id = kExeId;
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.id = 1;
+  ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
+  std::vector<uint8_t> payload = BogusPayload(64);
+  ByteWriter aux(false);
+  aux.U32(71);  // PERF_RECORD_AUXTRACE
+  aux.U16(0);
+  aux.U16(static_cast<uint16_t>(48 + payload.size()));  // the writer wants header.size; patched
+  aux.U64(payload.size());                              // size
+  aux.U64(0);                                           // offset
+  aux.U64(0);                                           // reference
+  aux.U32(0);                                           // idx
+  aux.U32(10);                                          // tid
+  aux.U32(0);                                           // cpu
+  aux.U32(0);                                           // reserved
+  aux.Bytes(payload.data(), payload.size());
+  RecordBytes mmap2 = BuildMmap2(m, PERF_RECORD_MISC_USER, &a);
+  ASSERT_TRUE((*w)->WriteRecord(aux.buffer().data(), aux.buffer().size()).ok());
+  SampleRecord smp;
+  smp.cpumode = PERF_RECORD_MISC_USER;
+  smp.ip = 0x400100;
+  smp.period = 1;
+  smp.sample_id = m.sample_id;
+  smp.sample_id.time = 2;
+  ASSERT_TRUE((*w)->WriteRecord(BuildSample(smp, {}, a)).ok());
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  std::vector<uint8_t> file = ReadAll(path);
+  unlink(path.c_str());
+  uint64_t data_off;
+  memcpy(&data_off, file.data() + 40, 8);
+  uint16_t aux_size = 48;
+  memcpy(file.data() + data_off + mmap2.size() + 6, &aux_size, 2);
+  auto r = PerfDataReader::FromBytes(file);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(3u, (*r)->record_count());
+  std::vector<uint32_t> types;
+  for (const RecordView& v : (*r)->records())
+    types.push_back(v.header.type);
+  EXPECT_EQ((std::vector<uint32_t>{PERF_RECORD_MMAP2, 71, PERF_RECORD_SAMPLE}), types);
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  EXPECT_EQ(1u, s.stats().samples);
+  EXPECT_EQ(0u, s.stats().unresolved);
+}
+
+// A pipe stream (perf record -o -) of an event with tracepoints carries the tracing data after
+// PERF_RECORD_HEADER_TRACING_DATA; a payload running past the stream is an error.
+TEST(PerfDataTest, PipeTracingDataPayloadIsSkipped) {
+  using internal::ByteWriter;
+  EventAttr a = Attr({1});
+  auto stream = [&](uint32_t declared) {
+    ByteWriter f(false);
+    f.U64(0x32454c4946524550ULL);
+    f.U64(16);
+    auto attr = EncodeAttr(a.attr, false);
+    f.U32(kRecordHeaderAttr);
+    f.U16(0);
+    f.U16(static_cast<uint16_t>(8 + attr.size() + 8));
+    f.Bytes(attr.data(), attr.size());
+    f.U64(1);
+    std::vector<uint8_t> payload = BogusPayload(32);
+    f.U32(kRecordHeaderTracingData);
+    f.U16(0);
+    f.U16(16);
+    f.U32(declared);
+    f.U32(0);
+    f.Bytes(payload.data(), payload.size());
+    RecordBytes end = BuildEmptyRecord(kRecordFinishedRound);
+    f.Bytes(end.data(), end.size());
+    return f.buffer();
+  };
+  auto r = PerfDataReader::FromBytes(stream(32));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_TRUE((*r)->pipe_mode());
+  EXPECT_EQ(3u, (*r)->record_count());
+  std::vector<uint32_t> types;
+  for (const RecordView& v : (*r)->records())
+    types.push_back(v.header.type);
+  EXPECT_EQ(
+      (std::vector<uint32_t>{kRecordHeaderAttr, kRecordHeaderTracingData, kRecordFinishedRound}),
+      types);
+  auto bad = PerfDataReader::FromBytes(stream(4096));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ("data.tracing_data.size", bad.error().field);
+  EXPECT_EQ(16u + 8 + kWrittenAttrSize + 8 + 8, bad.error().offset);
+}
+
+// perf record -z: the records are zstd frames we cannot read; saying nothing and listing no
+// build ids would look like an empty recording.
+TEST(PerfDataTest, CompressedRecordsAreAnError) {
+  std::string path = TempPath("compressed.data");
+  EventAttr a = Attr({1});
+  auto w = PerfDataWriter::Create(path, {a});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  internal::ByteWriter z(false);
+  z.U32(81);  // PERF_RECORD_COMPRESSED
+  z.U16(0);
+  z.U16(24);
+  z.Zeros(16);
+  ASSERT_TRUE((*w)->WriteRecord(z.buffer().data(), z.buffer().size()).ok());
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ("data.compressed", r.error().field);
+  EXPECT_NE(std::string::npos, r.error().message.find("perf record -z")) << r.error().ToString();
+}
+
 // Attrs whose ids sections each fit in the file but overlap would make the reader copy the
 // file size times the attr count; the sum must be bounded by the file.
 TEST(PerfDataTest, OverlappingIdsSectionsAreRejected) {
