@@ -3,6 +3,7 @@
 // The perf-buildid commands run as a child process on perf.data files written by the library:
 // exit codes and crashes are only visible from outside.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,50 @@ TEST(CliTest, BuildidListRejectsCompressedRecords) {
             r.output.find("compressed records (perf record -z) are not supported"))
       << r.output;
   EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << r.output;
+}
+
+// Interrupted while its command ignores SIGTERM, record must write the complete file first and
+// then reap the command within a bounded time (SIGKILL), not block in waitpid before writing.
+TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
+  std::string path = TempPath("stubborn.data");
+  pid_t rec = fork();
+  ASSERT_GE(rec, 0);
+  if (rec == 0) {
+    execl(PBID_PERF_BUILDID, PBID_PERF_BUILDID, "record", "-q", "-o", path.c_str(), "--", "sh",
+          "-c", "trap '' TERM; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto wait_rec = [&](int ms, int* status) {
+    for (int t = 0; t < ms; t += 20) {
+      if (waitpid(rec, status, WNOHANG) == rec)
+        return true;
+      usleep(20 * 1000);
+    }
+    return false;
+  };
+  int status = 0;
+  if (wait_rec(700, &status)) {
+    unlink(path.c_str());
+    GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
+  }
+  kill(rec, SIGINT);
+  bool complete = false;
+  for (int t = 0; t < 1500 && !complete; t += 50) {
+    auto r = PerfDataReader::Open(path);
+    complete = r.ok() && (*r)->features().cmdline.has_value();
+    if (!complete)
+      usleep(50 * 1000);
+  }
+  EXPECT_TRUE(complete) << "no complete file 1.5 s after SIGINT while the command lives";
+  bool exited = wait_rec(5000, &status);
+  if (!exited) {
+    kill(rec, SIGKILL);
+    waitpid(rec, &status, 0);
+  }
+  EXPECT_TRUE(exited) << "record did not reap its command within 5 s";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  unlink(path.c_str());
 }
 
 }  // namespace

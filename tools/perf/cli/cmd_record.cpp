@@ -91,6 +91,7 @@ const char kHelp[] =
     "    perf-buildid record -a -o system.data & sleep 10; kill -INT $!\n";
 
 volatile sig_atomic_t g_stop = 0;
+constexpr int kTermTimeoutMs = 2000;
 
 void OnSignal(int) {
   g_stop = 1;
@@ -98,6 +99,23 @@ void OnSignal(int) {
 
 long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+// Reaps `pid`, waiting at most `timeout_ms` for it to exit after SIGTERM before SIGKILL: a
+// command that ignores SIGTERM must not keep the recorder from exiting.
+int TerminateChild(pid_t pid, int timeout_ms) {
+  int status = 0;
+  kill(pid, SIGTERM);
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      return status;
+    usleep(10 * 1000);
+  }
+  kill(pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 std::vector<int> OnlineCpus() {
@@ -728,12 +746,8 @@ int Recorder::Run() {
     }
     poll(pfds.data(), pfds.size(), 100);
   }
-  if (child_ > 0 && !child_done) {
-    kill(child_, SIGTERM);
-    waitpid(child_, &child_status, 0);
-    child_done = true;
-  }
-
+  // Write the complete file before waiting for the command: what was recorded must be on
+  // disk even if the command is slow to die.
   Features f = HostFeatures();
   f.version = "perf-buildid 0.1";
   std::vector<std::string> cmdline;
@@ -745,6 +759,10 @@ int Recorder::Run() {
   f.cmdline = cmdline;
   f.build_ids = table_;
   Status fin = writer_->Finish(f);
+  if (child_ > 0 && !child_done) {
+    child_status = TerminateChild(child_, kTermTimeoutMs);
+    child_done = true;
+  }
   if (!s.ok() || !fin.ok()) {
     PrintError("record", s.ok() ? fin.error() : s.error());
     return kExitFailure;
