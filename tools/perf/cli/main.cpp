@@ -3,6 +3,7 @@
 // perf-buildid: record and read perf.data files with build ids in every mapping.
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 #include "cli.h"
 
@@ -59,9 +60,7 @@ const Command kCommands[] = {
 #endif
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     fputs(kHelp, stderr);
     return pbid::cli::kExitUsage;
@@ -89,4 +88,17 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr, "perf-buildid: '%s' is not a command. See 'perf-buildid --help'.\n", cmd);
   return pbid::cli::kExitUsage;
+}
+
+}  // namespace
+
+// The library returns errors, but the standard library can still throw (bad_alloc): one line
+// and a failure status rather than std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "perf-buildid: %s\n", e.what());
+    return pbid::cli::kExitFailure;
+  }
 }

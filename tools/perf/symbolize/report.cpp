@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstring>
 #include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 
 #include "pbid/build_id.h"
@@ -102,17 +102,31 @@ struct Report::Impl {
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
 };
 
+namespace {
+
+// Column titles of the known sort keys; nullptr for any other key.
+const char* SortKeyTitle(const std::string& key) {
+  static const std::map<std::string, const char*> kTitles = {
+      {"dso", "Shared Object"}, {"sym", "Symbol"}, {"pid", "Pid:Command"}, {"comm", "Command"}};
+  auto it = kTitles.find(key);
+  return it == kTitles.end() ? nullptr : it->second;
+}
+
+Error UnknownSortKey(const std::string& key) {
+  return Error("--sort", "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> ParseSortKeys(const std::string& list) {
-  static const std::set<std::string> kKnown = {"comm", "pid", "dso", "sym"};
   std::vector<std::string> keys;
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
     std::string key =
         list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (kKnown.count(key) == 0) {
-      return Error("--sort", "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
-    }
+    if (!SortKeyTitle(key))
+      return UnknownSortKey(key);
     keys.push_back(key);
     if (comma == std::string::npos)
       break;
@@ -376,6 +390,11 @@ Report::~Report() = default;
 
 Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
                                               const ReportOptions& options) {
+  // Library callers bypass ParseSortKeys; an unknown key would have no column title.
+  for (const std::string& k : options.sort_keys) {
+    if (!SortKeyTitle(k))
+      return UnknownSortKey(k);
+  }
   std::unique_ptr<Report> rep(new Report());
   rep->impl_ = std::make_unique<Impl>();
   Impl& im = *rep->impl_;
@@ -437,8 +456,6 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
 
 void Report::PrintTable(FILE* out) const {
   const Impl& im = *impl_;
-  static const std::map<std::string, std::string> kTitles = {
-      {"dso", "Shared Object"}, {"sym", "Symbol"}, {"pid", "Pid:Command"}, {"comm", "Command"}};
   fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", coverage_.lost);
   for (const EventTable& t : im.events) {
     if (t.samples == 0 && im.events.size() > 1)
@@ -448,7 +465,7 @@ void Report::PrintTable(FILE* out) const {
 
     std::vector<size_t> widths;
     for (const std::string& k : im.options.sort_keys)
-      widths.push_back(kTitles.at(k).size());
+      widths.push_back(strlen(SortKeyTitle(k)));  // keys were checked by Build
     std::vector<std::pair<const std::vector<std::string>*, const Row*>> rows;
     for (const auto& [key, row] : t.rows) {
       rows.emplace_back(&key, &row);
@@ -460,8 +477,7 @@ void Report::PrintTable(FILE* out) const {
     });
     fprintf(out, "# Overhead  Samples");
     for (size_t i = 0; i < widths.size(); i++) {
-      fprintf(out, "  %-*s", static_cast<int>(widths[i]),
-              kTitles.at(im.options.sort_keys[i]).c_str());
+      fprintf(out, "  %-*s", static_cast<int>(widths[i]), SortKeyTitle(im.options.sort_keys[i]));
     }
     fprintf(out, "\n# ........  .......");
     for (size_t w : widths)

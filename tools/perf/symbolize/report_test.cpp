@@ -14,6 +14,7 @@
 
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
+#include "pbid/symbolize/report.h"
 #include "test_util.h"
 
 namespace pbid {
@@ -356,6 +357,39 @@ TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
   EXPECT_NE(std::string::npos, r.output.find("75.00%")) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("vmlinux with the recorded kernel build ID"))
       << r.output;
+}
+
+// Library callers fill ReportOptions themselves: an unknown sort key is an error from Build,
+// not an exception out of PrintTable.
+TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/empty.data";
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.type = PERF_TYPE_SOFTWARE;
+  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  a.ids = {1};
+  auto w = PerfDataWriter::Create(path, {a});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto reader = PerfDataReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  ReportOptions options;
+  options.symbolizer.use_debuginfod = false;
+  options.symbolizer.build_id_root.clear();
+  options.sort_keys = {"dso", "bogus"};
+  auto rep = Report::Build(**reader, options);
+  ASSERT_FALSE(rep.ok()) << "sort key 'bogus' accepted";
+  EXPECT_EQ("--sort", rep.error().field);
+  EXPECT_NE(std::string::npos, rep.error().message.find("'bogus'")) << rep.error().ToString();
+  options.sort_keys = {"comm", "pid", "dso", "sym"};
+  auto ok = Report::Build(**reader, options);
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  FILE* null = fopen("/dev/null", "w");
+  ASSERT_NE(nullptr, null);
+  (*ok)->PrintTable(null);
+  fclose(null);
 }
 
 TEST(ReportErrorsTest, BadInputAndUsage) {
