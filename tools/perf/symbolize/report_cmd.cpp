@@ -13,17 +13,18 @@
 #include <cstring>
 #include <string>
 
+#include "../cli/cli.h"
 #include "pbid/perf_data.h"
 #include "pbid/symbolize/report.h"
 #include "pbid/symbolize/report_cmd.h"
 
 namespace {
 
-// Exit codes (documented in --help).
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 1;
-constexpr int kExitInput = 2;
-constexpr int kExitOutput = 3;
+// The exit codes of every perf-buildid command (cli.h), documented in --help.
+using pbid::cli::kExitBadInput;
+using pbid::cli::kExitFailure;
+using pbid::cli::kExitOk;
+using pbid::cli::kExitUsage;
 
 const char kHelp[] =
     "NAME\n"
@@ -76,8 +77,11 @@ const char kHelp[] =
     "    DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT: see debuginfod-find(1).\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 success; 1 usage error; 2 the input cannot be read or is corrupt (the message\n"
-    "    names the field and the file offset); 3 the output cannot be written.\n";
+    "    0  success\n"
+    "    1  the output cannot be written\n"
+    "    2  bad command line\n"
+    "    3  the input is missing, cannot be read or is corrupt (the message names the\n"
+    "       field and the file offset)\n";
 
 void Usage(FILE* out) {
   fputs(kHelp, out);
@@ -191,13 +195,13 @@ int pbid_cmd_report(int argc, char** argv) {
   if (!reader.ok()) {
     fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
             reader.error().ToString().c_str());
-    return kExitInput;
+    return kExitBadInput;
   }
   auto report = pbid::Report::Build(**reader, opts);
   if (!report.ok()) {
     fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
             report.error().ToString().c_str());
-    return kExitInput;
+    return kExitBadInput;
   }
   (*report)->PrintTable(stdout);
   (*report)->PrintCoverage(stdout);
@@ -205,11 +209,11 @@ int pbid_cmd_report(int argc, char** argv) {
     pbid::Status st = (*report)->WritePprof(output);
     if (!st.ok()) {
       fprintf(stderr, "perf-buildid report: %s\n", st.error().ToString().c_str());
-      return kExitOutput;
+      return kExitFailure;
     }
     fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
   }
   if (fflush(stdout) != 0)
-    return kExitOutput;
+    return kExitFailure;
   return kExitOk;
 }

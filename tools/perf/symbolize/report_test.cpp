@@ -395,21 +395,34 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;
   std::string tool = PBID_REPORT_TOOL;
+  // The exit codes of every perf-buildid command (cli/cli.h): 1 failure, 2 usage, 3 input.
   CommandResult r = RunCommand(tool + " -i " + Quote(tmp.path() + "/missing.data"));
-  EXPECT_EQ(2, r.exit_code) << r.output;
+  EXPECT_EQ(3, r.exit_code) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("missing.data")) << r.output;
 
   std::string junk = tmp.path() + "/junk.data";
   std::ofstream(junk) << "PERFILE2 this is not a perf.data file";
   r = RunCommand(tool + " -i " + Quote(junk));
-  EXPECT_EQ(2, r.exit_code) << r.output;
+  EXPECT_EQ(3, r.exit_code) << r.output;
   EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n'))
       << "one-line error: " << r.output;
 
-  EXPECT_EQ(1, RunCommand(tool + " --sort dso,bogus").exit_code);
-  EXPECT_EQ(1, RunCommand(tool + " --format pprof").exit_code);
-  EXPECT_EQ(1, RunCommand(tool + " --debuginfod http://x --no-debuginfod").exit_code);
-  EXPECT_EQ(1, RunCommand(tool + " --no-such-option").exit_code);
+  EXPECT_EQ(2, RunCommand(tool + " --sort dso,bogus").exit_code);
+  EXPECT_EQ(2, RunCommand(tool + " --format pprof").exit_code);
+  EXPECT_EQ(2, RunCommand(tool + " --debuginfod http://x --no-debuginfod").exit_code);
+  EXPECT_EQ(2, RunCommand(tool + " --no-such-option").exit_code);
+
+  std::string empty = tmp.path() + "/empty.data";
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  a.ids = {1};
+  auto w = PerfDataWriter::Create(empty, {a});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  r = RunCommand(tool + " --no-debuginfod --debug-root '' -i " + Quote(empty) +
+                 " --format pprof -o " + Quote(tmp.path() + "/no/such/dir/out.pb.gz"));
+  EXPECT_EQ(1, r.exit_code) << "unwritable output: " << r.output;
   r = RunCommand(tool + " --help");
   EXPECT_EQ(0, r.exit_code);
   EXPECT_NE(std::string::npos, r.output.find("EXIT STATUS")) << r.output;
