@@ -511,6 +511,34 @@ TEST(PerfDataTest, CompressedRecordsAreAnError) {
   EXPECT_NE(std::string::npos, r.error().message.find("perf record -z")) << r.error().ToString();
 }
 
+// header.size has 16 bits: a sample with 9000 frames must be refused, not written with its
+// size wrapped to a few hundred bytes (the reader would then parse its callchain as records).
+TEST(PerfDataTest, OversizedRecordIsRejected) {
+  EventAttr a = Attr({1});
+  a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  SampleRecord s;
+  s.cpumode = PERF_RECORD_MISC_USER;
+  s.sample_id.id = 1;
+  std::vector<uint64_t> fits(8000, 0x400100), too_deep(9000, 0x400100);
+  RecordBytes ok = BuildSample(s, fits, a);
+  EXPECT_GT(ok.size(), 64000u);
+  EXPECT_LE(ok.size(), kMaxRecordSize);
+  RecordBytes big = BuildSample(s, too_deep, a);
+  EXPECT_TRUE(big.empty()) << "a " << big.size() << "-byte record was built";
+  std::string path = TempPath("oversized.data");
+  auto w = PerfDataWriter::Create(path, {a});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  EXPECT_TRUE((*w)->WriteRecord(ok).ok());
+  Status st = (*w)->WriteRecord(big);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ("record.size", st.error().field);
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(1u, (*r)->record_count());
+}
+
 // Attrs whose ids sections each fit in the file but overlap would make the reader copy the
 // file size times the attr count; the sum must be bounded by the file.
 TEST(PerfDataTest, OverlappingIdsSectionsAreRejected) {

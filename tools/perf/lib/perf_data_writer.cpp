@@ -103,6 +103,8 @@ Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
         continue;
       return Error::Sys(path_, errno, "write failed");
     }
+    if (r == 0)  // no progress and no errno: retrying would spin forever
+      return Error(path_, "write failed: pwrite wrote 0 of " + std::to_string(n) + " bytes");
     b += r;
     n -= r;
     off += r;

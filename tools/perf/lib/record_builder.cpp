@@ -33,7 +33,11 @@ void SampleIdBlock(ByteWriter& w, const SampleId& id, const EventAttr* attr) {
     w.U64(id.id);
 }
 
+// header.size is 16 bits: a larger record (a sample with a huge callchain) cannot be written
+// without its size wrapping and the reader walking into the middle of it.
 RecordBytes Finish(ByteWriter& w) {
+  if (w.size() > kMaxRecordSize)
+    return RecordBytes();
   w.Patch16(6, static_cast<uint16_t>(w.size()));
   return std::move(w.buffer());
 }

@@ -153,6 +153,8 @@ class PerfDataWriter {
   // Appends one record; size must equal its header.size.
   Status WriteRecord(const void* data, size_t size);
   Status WriteRecord(const std::vector<uint8_t>& rec) {
+    if (rec.empty())  // what a builder returns for a record over kMaxRecordSize
+      return Error("record.size", "record over 65535 bytes: a record header cannot hold its size");
     return WriteRecord(rec.data(), rec.size());
   }
 

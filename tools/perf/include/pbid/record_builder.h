@@ -17,6 +17,10 @@ namespace pbid {
 
 using RecordBytes = std::vector<uint8_t>;
 
+// The most a record header's 16-bit size can describe. A builder whose record would be larger
+// returns an empty RecordBytes, which PerfDataWriter::WriteRecord rejects.
+inline constexpr size_t kMaxRecordSize = 65535;
+
 // MMAP2 in the build-id form (misc gains PERF_RECORD_MISC_MMAP_BUILD_ID) when m.has_build_id,
 // else in the maj/min/ino form. misc carries the cpumode (PERF_RECORD_MISC_USER, ...).
 RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
