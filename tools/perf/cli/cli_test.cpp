@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,41 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
   EXPECT_TRUE(exited) << "record did not reap its command within 5 s";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   unlink(path.c_str());
+}
+
+// A mapped file whose build id cannot be read (a truncated ELF) is counted as unreadable in
+// the summary, not as a mapping without a build id.
+TEST(CliTest, RecordCountsUnreadableMappingsApart) {
+  if (system("command -v python3 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3 not installed";
+  std::string elf = TempPath("truncated.so"), data = TempPath("unreadable.data");
+  {
+    // The first 200 bytes of an ELF with a build id: its program headers run past the end.
+    FILE* in = fopen("/proc/self/exe", "rb");
+    ASSERT_NE(nullptr, in);
+    char head[200];
+    ASSERT_EQ(sizeof(head), fread(head, 1, sizeof(head), in));
+    fclose(in);
+    FILE* out = fopen(elf.c_str(), "wb");
+    ASSERT_NE(nullptr, out);
+    ASSERT_EQ(sizeof(head), fwrite(head, 1, sizeof(head), out));
+    fclose(out);
+  }
+  std::string py = "import mmap; f = open('" + elf +
+                   "', 'rb'); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC); "
+                   "import time; time.sleep(0.1)";
+  ToolRun r = RunTool("record -o " + data + " -- python3 -c \"" + py + "\"");
+  unlink(elf.c_str());
+  unlink(data.c_str());
+  if (r.status == 1 && r.output.find("mappings with a build id") == std::string::npos)
+    GTEST_SKIP() << "record cannot run here: " << r.output;
+  ASSERT_EQ(0, r.status) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.output, m, std::regex(R"(; [0-9]+ without, ([0-9]+) unreadable)")))
+      << r.output;
+  EXPECT_GE(std::stoi(m[1]), 1) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("truncated.so")) << r.output;
 }
 
 }  // namespace

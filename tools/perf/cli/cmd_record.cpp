@@ -64,7 +64,8 @@ const char kHelp[] =
     "    never rewritten. All ids also go into the HEADER_BUILD_ID table at the end.\n"
     "\n"
     "    SIGINT and SIGTERM stop recording and still finish a valid file. At the end a summary\n"
-    "    gives the samples, lost records, and the mappings with a build id by source.\n"
+    "    gives the samples, lost records, the mappings with a build id by source, those\n"
+    "    without one, and those whose file could not be read (unreadable).\n"
     "\n"
     "OPTIONS\n"
     "    -o, --output FILE     output file (default: perf.data)\n"
@@ -200,6 +201,9 @@ class Recorder {
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
   void Remember(const std::string& name, const BuildId& id, bool kernel);
+  Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
+                                      const std::string& path, const FileIdentity& ident);
+  void CountMapping(const std::string& path, const Result<MaybeBuildId>& id, BuildIdSource found);
   int StartChild();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
@@ -220,6 +224,8 @@ class Recorder {
   int go_fd_ = -1, err_fd_ = -1;
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
   std::map<BuildIdSource, uint64_t> by_source_;
+  uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
+  std::string first_unreadable_;
   Status drain_error_;
 };
 
@@ -412,6 +418,42 @@ void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel)
       name});
 }
 
+// The build id of a mapped file as the recorder reads it itself: by the mapping (map_files),
+// or the vdso image of our own process. Anonymous and special mappings have none. Failures are
+// returned, never cached: a file that cannot be read now is not a file without an id.
+Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
+                                              const std::string& path, const FileIdentity& ident) {
+  if (!path.empty() && path[0] == '/') {
+    std::string p = path;
+    const std::string deleted = " (deleted)";
+    if (p.size() > deleted.size() &&
+        p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
+      p.resize(p.size() - deleted.size());
+    }
+    return cache_.Get(pid, start, end, p, ident);
+  }
+  if (path == "[vdso]") {
+    if (!vdso_) {
+      auto r = VdsoBuildId();
+      if (!r.ok())
+        return r.error();
+      vdso_ = *r;
+    }
+    return *vdso_;
+  }
+  return MaybeBuildId();
+}
+
+void Recorder::CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
+                            BuildIdSource found) {
+  if (!id.ok()) {
+    if (unreadable_++ == 0)
+      first_unreadable_ = path + ": " + id.error().ToString();
+    return;
+  }
+  by_source_[*id ? found : BuildIdSource::kNone]++;
+}
+
 Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
   // pid is the machine pid in perf's format: -1 is the host.
   return writer_->WriteRecord(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, filename));
@@ -492,24 +534,9 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
       std::string path = pm.path.empty() ? "//anon" : pm.path;
       m.filename = path;
       m.sample_id = SynthId(pid, pid);
-      MaybeBuildId id;
-      if (!pm.path.empty() && pm.path[0] == '/') {
-        std::string p = pm.path;
-        const std::string deleted = " (deleted)";
-        if (p.size() > deleted.size() &&
-            p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
-          p.resize(p.size() - deleted.size());
-        }
-        auto r = cache_.Get(pid, pm.start, pm.end, p, FileIdentity{pm.maj, pm.min, pm.ino});
-        if (r.ok())
-          id = *r;
-      } else if (pm.path == "[vdso]") {
-        if (!vdso_) {
-          auto r = VdsoBuildId();
-          vdso_ = r.ok() ? *r : MaybeBuildId();
-        }
-        id = *vdso_;
-      }
+      auto got =
+          MappingBuildId(pid, pm.start, pm.end, pm.path, FileIdentity{pm.maj, pm.min, pm.ino});
+      MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
       if (id && !fallback_) {
         m.has_build_id = true;
         m.build_id = *id;
@@ -521,7 +548,7 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
         return s;
       if (id)
         Remember(path, *id, false);
-      by_source_[id ? BuildIdSource::kSynthesized : BuildIdSource::kNone]++;
+      CountMapping(path, got, BuildIdSource::kSynthesized);
     }
   }
   return Ok();
@@ -561,26 +588,16 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
         break;
       }
       // No id from the kernel: no attr.build_id, or the kernel could not read the file.
-      MaybeBuildId id;
-      if (!path.empty() && path[0] == '/') {
-        auto got = cache_.Get(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
-                              FileIdentity{m->maj, m->min, m->ino});
-        if (got.ok())
-          id = *got;
-      } else if (path == "[vdso]") {
-        if (!vdso_) {
-          auto got = VdsoBuildId();
-          vdso_ = got.ok() ? *got : MaybeBuildId();
-        }
-        id = *vdso_;
-      }
+      auto got = MappingBuildId(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
+                                FileIdentity{m->maj, m->min, m->ino});
+      MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
       if (id) {
         s = WriteIdRecord(path, *id);
         if (!s.ok())
           return s;
         Remember(path, *id, false);
       }
-      by_source_[id ? BuildIdSource::kFile : BuildIdSource::kNone]++;
+      CountMapping(path, got, BuildIdSource::kFile);
       break;
     }
     default: break;
@@ -621,9 +638,11 @@ void Recorder::Summary() {
           writer_ ? writer_->data_size() / 1e6 : 0.0);
   fprintf(stderr,
           "[ mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
-          " read from file; %" PRIu64 " without ]\n",
+          " read from file; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
           by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
-          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kNone]);
+          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kNone], unreadable_);
+  if (unreadable_ > 0)
+    fprintf(stderr, "[ first unreadable mapping: %s ]\n", first_unreadable_.c_str());
 }
 
 int Recorder::Run() {

@@ -62,26 +62,41 @@ Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
     return Error(name, "not an ELF file");
   MaybeBuildId found;
   // Program headers first: that is what the loader (and the kernel) sees.
+  // A header or note that cannot be read is an error: skipping it could turn a truncated file
+  // into "no build id".
   size_t phnum = 0;
-  if (elf_getphdrnum(elf, &phnum) == 0 && phnum > 0) {
-    if (phnum > kMaxPhdrs)
-      return Error(name + ": e_phnum", "too many program headers");
-    for (size_t i = 0; i < phnum; i++) {
-      GElf_Phdr phdr;
-      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr)
-        continue;
-      if (phdr.p_type != PT_NOTE)
-        continue;
-      Elf_Data* data = elf_getdata_rawchunk(elf, phdr.p_offset, phdr.p_filesz,
-                                            phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-      if (data == nullptr)
-        continue;
-      auto r = ScanNotes(data, name, &found);
-      if (!r.ok())
-        return r.error();
-      if (*r)
-        return found;
+  if (elf_getphdrnum(elf, &phnum) != 0)
+    return ElfError(name + ": e_phnum", "cannot read the program header count");
+  if (phnum > kMaxPhdrs)
+    return Error(name + ": e_phnum", "too many program headers");
+  // libelf clips the count to the headers that fit in the file; a clipped table is truncated.
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf, &ehdr) == nullptr)
+    return ElfError(name + ": ehdr", "cannot read the ELF header");
+  if (ehdr.e_phnum != PN_XNUM && phnum < ehdr.e_phnum) {
+    return Error(name + ": e_phoff", ehdr.e_phoff,
+                 "only " + std::to_string(phnum) + " of " + std::to_string(ehdr.e_phnum) +
+                     " program headers lie inside the file");
+  }
+  for (size_t i = 0; i < phnum; i++) {
+    std::string field = name + ": phdr[" + std::to_string(i) + "]";
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr)
+      return ElfError(field, "cannot read the program header");
+    if (phdr.p_type != PT_NOTE)
+      continue;
+    Elf_Data* data = elf_getdata_rawchunk(elf, phdr.p_offset, phdr.p_filesz,
+                                          phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+    if (data == nullptr) {
+      return Error(field + ".p_offset", phdr.p_offset,
+                   "cannot read the " + std::to_string(phdr.p_filesz) +
+                       "-byte PT_NOTE segment: " + elf_errmsg(-1));
     }
+    auto r = ScanNotes(data, name, &found);
+    if (!r.ok())
+      return r.error();
+    if (*r)
+      return found;
   }
   // Then section headers: separate debug files and relocatable objects have no PT_NOTE.
   size_t shnum = 0;
@@ -89,14 +104,25 @@ Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
     return ElfError(name, "cannot read section headers");
   if (shnum > kMaxSections)
     return Error(name + ": e_shnum", "too many sections");
+  if (ehdr.e_shnum != 0 && shnum < ehdr.e_shnum) {
+    return Error(name + ": e_shoff", ehdr.e_shoff,
+                 "only " + std::to_string(shnum) + " of " + std::to_string(ehdr.e_shnum) +
+                     " section headers lie inside the file");
+  }
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    std::string field = name + ": section[" + std::to_string(elf_ndxscn(scn)) + "]";
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE)
+    if (gelf_getshdr(scn, &shdr) == nullptr)
+      return ElfError(field, "cannot read the section header");
+    if (shdr.sh_type != SHT_NOTE)
       continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr)
-      continue;
+    if (data == nullptr) {
+      return Error(field + ".sh_offset", shdr.sh_offset,
+                   "cannot read the " + std::to_string(shdr.sh_size) +
+                       "-byte SHT_NOTE section: " + elf_errmsg(-1));
+    }
     auto r = ScanNotes(data, name, &found);
     if (!r.ok())
       return r.error();

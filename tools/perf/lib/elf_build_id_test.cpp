@@ -93,6 +93,24 @@ TEST(ElfBuildIdTest, FailuresAreErrors) {
   }
 }
 
+// "Failed to read" and "no build ID" are different results: every prefix of an ELF that has
+// a build id gives that id or an error, never ok-without-id.
+TEST(ElfBuildIdTest, TruncatedElfIsNeverNone) {
+  for (const char* f : {"sha1.so", "elf32.elf"}) {
+    std::vector<char> b = Bytes(Fixture(f));
+    std::string want = Readelf(Fixture(f));
+    ASSERT_FALSE(want.empty()) << f;
+    for (size_t n = 0; n < b.size(); n++) {
+      std::vector<char> prefix(b.begin(), b.begin() + n);
+      auto r = ReadElfBuildIdMemory(prefix.data(), prefix.size(), "truncated");
+      if (!r.ok())
+        continue;
+      ASSERT_TRUE(r->has_value()) << f << " cut to " << n << " bytes read as 'no build id'";
+      EXPECT_EQ(want, (*r)->ToHex()) << f << " cut to " << n;
+    }
+  }
+}
+
 TEST(ElfBuildIdTest, BareNotes) {
   // namesz=4 descsz=4 type=NT_GNU_BUILD_ID(3) "GNU\0" deadbeef
   const unsigned char notes[] = {4, 0, 0,   0,   4,   0, 0,    0,    3,    0,
