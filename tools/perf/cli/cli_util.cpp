@@ -18,29 +18,10 @@ void PrintError(const char* cmd, const Error& e) {
   PrintError(cmd, e.ToString());
 }
 
-namespace {
-
-// "-i -": a pipe-mode stream (perf record -o -) or a whole file on stdin, read into memory.
-Result<std::unique_ptr<PerfDataReader>> OpenStdin() {
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  while (true) {
-    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return Error::Sys("stdin", errno, "read failed");
-    if (n == 0)
-      break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return PerfDataReader::FromBytes(std::move(bytes));
-}
-
-}  // namespace
-
 std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& path) {
-  auto r = path == "-" ? OpenStdin() : PerfDataReader::Open(path);
+  // "-i -": a pipe-mode stream (perf record -o -) or a whole file on stdin, read into memory.
+  auto r =
+      path == "-" ? PerfDataReader::FromStream(STDIN_FILENO, "stdin") : PerfDataReader::Open(path);
   if (!r.ok()) {
     Error e = r.error();
     // Errors from inside the file name the field; say which file too.

@@ -120,6 +120,23 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<ui
   return r;
 }
 
+Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
+                                                                   const std::string& name) {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Error::Sys(name, errno, "read failed");
+    if (n == 0)
+      break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return FromBytes(std::move(bytes));
+}
+
 PerfDataReader::~PerfDataReader() {
   if (mapped_)
     munmap(const_cast<uint8_t*>(base_), size_);

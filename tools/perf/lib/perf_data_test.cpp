@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <thread>
 
 #include "../lib/byte_io.h"
 #include "pbid/perf_data.h"
@@ -580,6 +581,36 @@ TEST(PerfDataTest, RandomCorruptionNeverCrashes) {
       rejected++;
   }
   EXPECT_GT(rejected, 0);
+}
+
+// `-i -` for every command: a file arriving through a pipe reads like the file itself; a read
+// error names the input.
+TEST(PerfDataTest, FromStreamReadsAPipe) {
+  std::string path = WriteFile("stream.data");
+  std::vector<uint8_t> all = ReadAll(path);
+  unlink(path.c_str());
+  int p[2];
+  ASSERT_EQ(0, pipe(p));
+  std::thread writer([&] {
+    size_t off = 0;
+    while (off < all.size()) {
+      ssize_t n = write(p[1], all.data() + off, std::min<size_t>(1000, all.size() - off));
+      if (n <= 0)
+        break;
+      off += n;
+    }
+    close(p[1]);
+  });
+  auto r = PerfDataReader::FromStream(p[0], "stdin");
+  writer.join();
+  close(p[0]);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ExpectContent(**r);
+
+  auto bad = PerfDataReader::FromStream(-1, "stdin");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ("stdin", bad.error().field);
+  EXPECT_EQ(EBADF, bad.error().sys_errno);
 }
 
 TEST(PerfDataTest, OpenErrors) {

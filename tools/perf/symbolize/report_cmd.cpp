@@ -87,23 +87,6 @@ void Usage(FILE* out) {
   fputs(kHelp, out);
 }
 
-pbid::Result<std::unique_ptr<pbid::PerfDataReader>> ReadStdin() {
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  for (;;) {
-    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-    if (n == 0)
-      break;
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return pbid::Error::Sys("stdin", errno, "read");
-    }
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return pbid::PerfDataReader::FromBytes(std::move(bytes));
-}
-
 }  // namespace
 
 int pbid_cmd_report(int argc, char** argv) {
@@ -191,7 +174,8 @@ int pbid_cmd_report(int argc, char** argv) {
   opts.want_pprof = format == "pprof";
 
   // "-" is a pipe-mode stream (perf record -o -): read it whole, then validate like a file.
-  auto reader = input == "-" ? ReadStdin() : pbid::PerfDataReader::Open(input);
+  auto reader = input == "-" ? pbid::PerfDataReader::FromStream(STDIN_FILENO, "stdin")
+                             : pbid::PerfDataReader::Open(input);
   if (!reader.ok()) {
     fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
             reader.error().ToString().c_str());

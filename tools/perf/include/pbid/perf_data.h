@@ -71,6 +71,9 @@ class PerfDataReader {
   static Result<std::unique_ptr<PerfDataReader>> Open(const std::string& path);
   // Same validation over bytes in memory (tests, pipes read to memory).
   static Result<std::unique_ptr<PerfDataReader>> FromBytes(std::vector<uint8_t> bytes);
+  // Reads `fd` to its end (a pipe-mode stream, `-i -`), then validates like FromBytes. `name`
+  // (e.g. "stdin") names the input in read errors. fd is not closed.
+  static Result<std::unique_ptr<PerfDataReader>> FromStream(int fd, const std::string& name);
 
   ~PerfDataReader();
   PerfDataReader(const PerfDataReader&) = delete;
