@@ -474,6 +474,23 @@ const EventAttr* PerfDataReader::AttrForId(uint64_t id) const {
   return nullptr;
 }
 
+// Records without an event id were written by the recording tool, not by the kernel: perf
+// synthesizes the MMAP2 of processes that already ran this way, with bit 14 and the build ID
+// set, and opens one tracking event with mmap2 (and build_id) next to sampling events without
+// them. The kernel only emits MMAP2 for events with attr.mmap2, so when exactly one event has
+// it, the record is that event's; otherwise the first event's, as perf's evlist__id2evsel.
+const EventAttr* PerfDataReader::AttrForUnattributed() const {
+  const EventAttr* tracking = nullptr;
+  for (const EventAttr& a : attrs_) {
+    if (!a.attr.mmap2)
+      continue;
+    if (tracking)
+      return &attrs_[0];
+    tracking = &a;
+  }
+  return tracking ? tracking : &attrs_[0];
+}
+
 const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
   if (attrs_.empty())
     return nullptr;
@@ -481,7 +498,7 @@ const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
     return &attrs_[0];
   uint64_t id = RecordEventId(r, attrs_[0]);
   if (id == 0)
-    return &attrs_[0];
+    return AttrForUnattributed();
   // An id no attr owns names no event we know: guessing attrs_[0] could trust the MMAP2
   // build-id bit of an event recorded without attr.build_id (perf's evlist__id2evsel).
   return AttrForId(id);

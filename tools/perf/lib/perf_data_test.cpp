@@ -376,6 +376,41 @@ TEST(PerfDataTest, UnknownIdGivesNoAttrAndUntrustedBuildId) {
   EXPECT_EQ(BuildIdSource::kNone, s.mappings()[0].source);
 }
 
+// The layout of `perf record -a --buildid-mmap`: a sampling event without mmap2/build_id
+// first, a tracking event with them second, and perf's synthesized MMAP2 records (sample id 0)
+// carrying bit 14. Those ids are the recording tool's, so they are trusted.
+TEST(PerfDataTest, SynthesizedMmap2BelongsToTheTrackingEvent) {
+  std::string path = TempPath("tracking.data");
+  EventAttr sampling = Attr({1}, false), tracking = Attr({2});
+  sampling.attr.mmap = sampling.attr.mmap2 = 0;
+  auto w = PerfDataWriter::Create(path, {sampling, tracking});
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = 0x400000;
+  m.len = 0x1000;
+  m.filename = "/bin/already-running";
+  m.has_build_id = true;
+  m.build_id = kExeId;
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.id = 0;  // synthesized
+  ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &tracking)).ok());
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  for (const RecordView& v : (*r)->records()) {
+    const EventAttr* a = (*r)->AttrForRecord(v);
+    ASSERT_NE(nullptr, a);
+    EXPECT_EQ(2u, a->ids.at(0));
+  }
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(1u, s.mappings().size());
+  ASSERT_TRUE(s.mappings()[0].build_id.has_value());
+  EXPECT_EQ(kExeId, *s.mappings()[0].build_id);
+}
+
 // Bytes that would decode as a record header of a type we parse, so that a reader which does
 // not skip a payload fails or miscounts.
 std::vector<uint8_t> BogusPayload(size_t n) {

@@ -87,8 +87,10 @@ class PerfDataReader {
 
   const std::vector<EventAttr>& attrs() const { return attrs_; }
   // The event a record belongs to: by its sample id when the file has several attrs, else the
-  // only one; id 0 (synthesized records) maps to the first attr, as in perf. With several
-  // attrs, a non-zero id that no attr owns gives nullptr: the record's layout is unknown.
+  // only one. Id 0 (records the recording tool synthesized) maps to the one attr with mmap2
+  // when exactly one has it (perf's tracking event, which carries build_id), else to the
+  // first attr, as in perf. With several attrs, a non-zero id that no attr owns gives
+  // nullptr: the record's layout is unknown.
   const EventAttr* AttrForRecord(const RecordView& r) const;
   const EventAttr* AttrForId(uint64_t id) const;
 
@@ -125,6 +127,7 @@ class PerfDataReader {
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
   Status WalkRecords();
+  const EventAttr* AttrForUnattributed() const;
 
   const uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
