@@ -27,11 +27,6 @@ struct ElfCloser {
 };
 using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 
-bool InitLibelf() {
-  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
-  return ok;
-}
-
 Error ElfError(const std::string& name, const char* what) {
   return Error(name, std::string(what) + ": " + elf_errmsg(-1));
 }
@@ -57,7 +52,14 @@ Result<bool> ScanNotes(Elf_Data* data, const std::string& name, MaybeBuildId* ou
   return false;
 }
 
-Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
+}  // namespace
+
+bool LibelfReady() {
+  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
+  return ok;
+}
+
+Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name) {
   if (elf_kind(elf) != ELF_K_ELF)
     return Error(name, "not an ELF file");
   MaybeBuildId found;
@@ -132,15 +134,13 @@ Result<MaybeBuildId> FromElf(Elf* elf, const std::string& name) {
   return MaybeBuildId();
 }
 
-}  // namespace
-
 Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name) {
-  if (!InitLibelf())
+  if (!LibelfReady())
     return Error("libelf", "elf_version failed");
   ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
   if (!elf)
     return ElfError(name, "cannot read ELF");
-  return FromElf(elf.get(), name);
+  return ReadElfBuildIdElf(elf.get(), name);
 }
 
 Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
@@ -153,13 +153,13 @@ Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
 }
 
 Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size, const std::string& name) {
-  if (!InitLibelf())
+  if (!LibelfReady())
     return Error("libelf", "elf_version failed");
   // elf_memory wants a writable pointer but ELF_C_READ_MMAP-style access only reads it.
   ElfPtr elf(elf_memory(static_cast<char*>(const_cast<void*>(image)), size));
   if (!elf)
     return ElfError(name, "cannot read ELF image");
-  return FromElf(elf.get(), name);
+  return ReadElfBuildIdElf(elf.get(), name);
 }
 
 Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std::string& name) {

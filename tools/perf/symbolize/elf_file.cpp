@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "elf_file.h"
 
-#include <elfutils/libdwelf.h>
+#include "pbid/elf_build_id.h"
+
 #include <fcntl.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -12,18 +13,8 @@
 
 namespace pbid {
 
-namespace {
-
-// libelf needs elf_version() once per process before any other call.
-bool InitLibelf() {
-  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
-  return ok;
-}
-
-}  // namespace
-
 Result<ElfFile> ElfFile::Open(const std::string& path) {
-  if (!InitLibelf())
+  if (!LibelfReady())
     return Error("libelf", "elf_version failed: " + std::string(elf_errmsg(-1)));
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -75,16 +66,7 @@ int ElfFile::ReleaseFd() {
 }
 
 Result<std::optional<BuildId>> ElfFile::ReadBuildId() const {
-  const void* bits = nullptr;
-  ssize_t len = dwelf_elf_gnu_build_id(elf_, &bits);
-  if (len == 0)
-    return std::optional<BuildId>();
-  if (len < 0)
-    return Error(path_, "reading the build-id note: " + std::string(elf_errmsg(-1)));
-  auto id = BuildId::FromBytes(bits, static_cast<size_t>(len));
-  if (!id.ok())
-    return Error(path_, "build-id note: " + id.error().ToString());
-  return std::optional<BuildId>(*id);
+  return ReadElfBuildIdElf(elf_, path_);
 }
 
 bool ElfFile::SectionHasBits(const char* name) const {

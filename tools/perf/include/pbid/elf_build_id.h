@@ -15,6 +15,9 @@
 #include "pbid/build_id.h"
 #include "pbid/result.h"
 
+// libelf's handle; declared here so that this header does not pull in libelf.h.
+typedef struct Elf Elf;
+
 namespace pbid {
 
 using MaybeBuildId = std::optional<BuildId>;
@@ -24,6 +27,11 @@ Result<MaybeBuildId> ReadElfBuildId(const std::string& path);
 Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name);
 // An ELF image in memory, e.g. the vdso.
 Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size, const std::string& name);
+// An ELF object already opened with libelf (not ended); LibelfReady() must have succeeded.
+// The one reader of build-id notes, so that recording and symbolizing always agree on a file.
+Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name);
+// elf_version() for this process, once; false when libelf refuses.
+bool LibelfReady();
 // A bare note section such as /sys/kernel/notes.
 Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std::string& name);
 
