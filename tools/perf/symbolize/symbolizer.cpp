@@ -231,20 +231,30 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   return mod;
 }
 
+// The module for a build ID, or nullptr with r->status saying why there is none to use.
+Symbolizer::Module* Symbolizer::UsableModule(const std::optional<BuildId>& build_id,
+                                             const std::string& recorded_path, Symbolization* r) {
+  if (!build_id || build_id->empty()) {
+    r->status = SymbolizeStatus::kNoBuildId;
+    return nullptr;
+  }
+  Module& mod = GetModule(*build_id, recorded_path);
+  r->source = mod.source;
+  if (mod.unusable != SymbolizeStatus::kOk) {
+    r->status = mod.unusable;
+    return nullptr;
+  }
+  return &mod;
+}
+
 Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& build_id,
                                                   const std::string& recorded_path,
                                                   uint64_t file_offset) {
   Symbolization r;
-  if (!build_id || build_id->empty()) {
-    r.status = SymbolizeStatus::kNoBuildId;
+  Module* found = UsableModule(build_id, recorded_path, &r);
+  if (found == nullptr)
     return r;
-  }
-  Module& mod = GetModule(*build_id, recorded_path);
-  r.source = mod.source;
-  if (mod.unusable != SymbolizeStatus::kOk) {
-    r.status = mod.unusable;
-    return r;
-  }
+  Module& mod = *found;
   if (!mod.offsets_usable) {
     r.status = SymbolizeStatus::kNoExecutable;
     return r;
@@ -260,17 +270,10 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
 Result<Symbolization> Symbolizer::SymbolizeVaddr(const std::optional<BuildId>& build_id,
                                                  const std::string& recorded_path, uint64_t vaddr) {
   Symbolization r;
-  if (!build_id || build_id->empty()) {
-    r.status = SymbolizeStatus::kNoBuildId;
+  Module* mod = UsableModule(build_id, recorded_path, &r);
+  if (mod == nullptr)
     return r;
-  }
-  Module& mod = GetModule(*build_id, recorded_path);
-  r.source = mod.source;
-  if (mod.unusable != SymbolizeStatus::kOk) {
-    r.status = mod.unusable;
-    return r;
-  }
-  return Describe(mod, vaddr, recorded_path, r);
+  return Describe(*mod, vaddr, recorded_path, r);
 }
 
 Result<std::optional<uint64_t>> Symbolizer::SymbolAddress(const BuildId& id,

@@ -127,6 +127,8 @@ class Symbolizer {
   struct Module;
   explicit Symbolizer(const SymbolizerOptions& options);
   Module& GetModule(const BuildId& id, const std::string& recorded_path);
+  Module* UsableModule(const std::optional<BuildId>& build_id, const std::string& recorded_path,
+                       Symbolization* r);
   Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
                                  Symbolization r);
 
