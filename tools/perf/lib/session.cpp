@@ -21,6 +21,20 @@ bool IsKernelImage(const std::string& path) {
   return path.rfind("[kernel.kallsyms]", 0) == 0;
 }
 
+// The fields MMAP and MMAP2 records share.
+template <typename MmapLike>
+Mapping MappingFrom(const MmapLike& mm) {
+  Mapping m;
+  m.pid = static_cast<int32_t>(mm.pid);
+  m.tid = mm.tid;
+  m.start = mm.start;
+  m.end = mm.start + mm.len;
+  m.pgoff = mm.pgoff;
+  m.path = std::string(mm.filename);
+  m.time = mm.sample_id.time;
+  return m;
+}
+
 Error AtRecord(const Error& e, const RecordView& r) {
   Error out = e;
   if (!out.has_offset())
@@ -177,31 +191,19 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
           auto mm = ParseMmap2(r, attr);
           if (!mm.ok())
             return AtRecord(mm.error(), r);
-          m.pid = static_cast<int32_t>(mm->pid);
-          m.tid = mm->tid;
-          m.start = mm->start;
-          m.end = mm->start + mm->len;
-          m.pgoff = mm->pgoff;
+          m = MappingFrom(*mm);
           m.prot = mm->prot;
           m.flags = mm->flags;
-          m.path = std::string(mm->filename);
           m.maj = mm->maj;
           m.min = mm->min;
           m.ino = mm->ino;
-          m.time = mm->sample_id.time;
           if (mm->has_build_id)
             rec_id = mm->build_id;
         } else {
           auto mm = ParseMmap(r, attr);
           if (!mm.ok())
             return AtRecord(mm.error(), r);
-          m.pid = static_cast<int32_t>(mm->pid);
-          m.tid = mm->tid;
-          m.start = mm->start;
-          m.end = mm->start + mm->len;
-          m.pgoff = mm->pgoff;
-          m.path = std::string(mm->filename);
-          m.time = mm->sample_id.time;
+          m = MappingFrom(*mm);
         }
         m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
         if (m.kernel)
