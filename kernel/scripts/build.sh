@@ -33,11 +33,8 @@ build() {
 
 	t0=$(date +%s)
 	progress "kernel $K_NAME" "configure (tinyconfig + $(config_fragments | xargs -n1 basename | tr '\n' ' '))"
-	"${mk[@]}" tinyconfig >"$log" 2>&1 || { tail -30 "$log" >&2; die "tinyconfig failed for $K_NAME"; }
-	# shellcheck disable=SC2046
-	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		$(config_fragments)) >>"$log" 2>&1 || die "merge_config failed for $K_NAME"
-	"${mk[@]}" olddefconfig >>"$log" 2>&1 || die "olddefconfig failed for $K_NAME"
+	: >"$log"
+	lab_configure "$src" "$obj" "$log" "${mk[@]}" || die "configuring $K_NAME failed (log: $log)"
 	# Options a fragment asks for but the kernel dropped (a missing dependency) would
 	# silently remove features the tests rely on.
 	missing=$(cat $(config_fragments) | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' |

@@ -84,6 +84,22 @@ kernel_key() {
 
 image_dir() { echo "$CACHE/images/$K_NAME-$(kernel_key)"; }
 
+# lab_configure SRC OBJ LOG MAKE...: tinyconfig, then the fragments of the parsed name merged
+# with the kernel's merge_config.sh, then olddefconfig. MAKE... is the make command line that
+# builds SRC into OBJ. Appends to LOG; returns non-zero (after showing LOG's tail) on failure.
+lab_configure() {
+	local src=$1 obj=$2 log=$3
+	shift 3
+	mkdir -p "$obj"
+	{
+		"$@" tinyconfig &&
+			# shellcheck disable=SC2046
+			(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+				$(config_fragments)) &&
+			"$@" olddefconfig
+	} >>"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
+}
+
 # with_lock FILE CMD...: one kernel build at a time on this machine (2 cores).
 with_lock() {
 	local lock=$1; shift

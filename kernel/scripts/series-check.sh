@@ -85,14 +85,8 @@ mk() { make -C "$TREE" O="$OBJ" ARCH=x86_64 CC="$cc" -j"$(nproc)" "$@"; }
 
 configure() {
 	local log=$LOGS/config.log
-	mkdir -p "$OBJ"
-	{
-		# shellcheck disable=SC2046
-		mk tinyconfig &&
-			(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
-				$(config_fragments)) &&
-			mk olddefconfig
-	} >"$log" 2>&1 || { tail -20 "$log" >&2; die "configuring $OBJ failed (log: $log)"; }
+	: >"$log"
+	lab_configure "$TREE" "$OBJ" "$log" mk || die "configuring $OBJ failed (log: $log)"
 }
 
 # w1_warnings FILE.c: the W=1 warnings that compiling FILE.c reports in files the series
