@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `make run` / `make check` need on a fresh Debian 12 machine.
 # Bullseye (Debian 11) is added only as a source of linux-source-5.10: it is pinned below
-# every bookworm package so that nothing on the system is ever upgraded from it.
+# every bookworm package so that nothing on the system is ever upgraded from it. Its URIs and
+# keyring are derived from the machine's own Debian sources (scripts/debian-sources.sh).
 set -euo pipefail
 
 stamp_dir=${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap
@@ -26,31 +27,40 @@ need=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 done
-if [ ${#need[@]} -eq 0 ]; then
-	exit 0
-fi
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: missing packages: ${need[*]}; run as root" >&2
-	exit 1
-fi
 
 src=/etc/apt/sources.list.d/buildid-mmap-bullseye.sources
-if [ ! -f "$src" ]; then
-	cat >"$src" <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bullseye
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+pin=/etc/apt/preferences.d/buildid-mmap-bullseye
 
-Types: deb
-URIs: http://deb.debian.org/debian-security
-Suites: bullseye-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-	cat >/etc/apt/preferences.d/buildid-mmap-bullseye <<'PIN'
+# install_file PATH: installs stdin as PATH unless PATH already has that content; returns 0
+# when it wrote.
+install_file() {
+	local new
+	new=$(mktemp)
+	cat >"$new"
+	if cmp -s "$new" "$1"; then
+		rm -f "$new"
+		return 1
+	fi
+	chmod 644 "$new"
+	mv "$new" "$1"
+	echo "install-deps: wrote $1" >&2
+}
+
+# Debian 11's sources come from this machine's own Debian sources (its mirror, its keyring),
+# so they are rewritten whenever those change; root only, as apt's configuration is.
+changed=0
+if [ "$(id -u)" -eq 0 ]; then
+	here=$(cd "$(dirname "$0")" && pwd)
+	. "$here/debian-sources.sh"
+	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	bullseye=$(debian_sources /etc/apt "$host" bullseye) ||
+		{ echo "install-deps: cannot add Debian 11 (for linux-source-5.10)" >&2; exit 1; }
+	{
+		echo "# Written by buildid-mmap's scripts/install-deps.sh from this machine's Debian"
+		echo "# sources; pinned by $pin."
+		printf '%s\n' "$bullseye"
+	} | install_file "$src" && changed=1
+	install_file "$pin" <<'PIN' && changed=1
 # Only linux-source-5.10 may come from Debian 11.
 Package: *
 Pin: release n=bullseye
@@ -63,7 +73,21 @@ Pin-Priority: -10
 Package: linux-source-5.10
 Pin: release n=bullseye-security
 Pin-Priority: 500
+
+Package: linux-source-5.10
+Pin: release n=bullseye
+Pin-Priority: 500
 PIN
+fi
+
+if [ ${#need[@]} -eq 0 ]; then
+	[ "$changed" = 0 ] || apt-get update -qq
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${need[*]}; run as root" >&2
+	exit 1
 fi
 
 echo "install-deps: apt-get install ${need[*]}" >&2
