@@ -768,7 +768,6 @@ int Recorder::Run() {
   // Write the complete file before waiting for the command: what was recorded must be on
   // disk even if the command is slow to die.
   Features f = HostFeatures();
-  f.version = "perf-buildid 0.1";
   std::vector<std::string> cmdline;
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cli.h"
+#include "pbid/version.h"
 
 namespace {
 
@@ -79,7 +80,7 @@ int Dispatch(int argc, char** argv) {
     return pbid::cli::PrintHelp(kHelp);
   }
   if (!strcmp(cmd, "--version")) {
-    puts("perf-buildid 0.1");
+    puts(pbid::VersionString().c_str());
     return 0;
   }
   for (const Command& c : kCommands) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "pbid/perf_data.h"
+#include "pbid/version.h"
 
 namespace pbid {
 
@@ -53,6 +54,7 @@ Features HostFeatures() {
   f.cpudesc = CpuDesc();
   if (!f.cpudesc)
     f.cpudesc = f.arch;
+  f.version = VersionString();
   return f;
 }
 

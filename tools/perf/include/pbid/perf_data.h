@@ -62,7 +62,8 @@ struct Features {
   // EVENT_DESC is always written, from the attrs' names and ids.
 };
 
-// Fills hostname, osrelease, arch (uname), nrcpus (sysconf) and cpudesc (/proc/cpuinfo).
+// Fills hostname, osrelease, arch (uname), nrcpus (sysconf), cpudesc (/proc/cpuinfo) and
+// version (VersionString(), where perf puts its own version).
 Features HostFeatures();
 
 class PerfDataReader {
