@@ -9,7 +9,7 @@ CHECK_KERNELS := 5.10-buildid 5.10 6.12
 export LAB_T0 := $(shell date +%s)
 
 .PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
-	perf-buildid unit-test selftests-host check run clean help
+	perf-buildid unit-test selftests-host check run clean help uapi-header
 
 all: perf-buildid
 
@@ -39,6 +39,10 @@ mutation-test: deps
 
 series-check: deps
 	@$(LAB)/../../kernel/scripts/series-check.sh
+
+# include/uapi/linux/perf_event.h from the kernel series (after a change to the series).
+uapi-header: deps
+	@scripts/uapi-header.sh
 
 # ccache with the clone as base dir: a second clone compiles nothing twice.
 # The same cache directory as kernel/scripts/common.sh.
