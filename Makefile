@@ -9,7 +9,7 @@ CHECK_KERNELS := 5.10-buildid 5.10 6.12
 export LAB_T0 := $(shell date +%s)
 
 .PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
-	perf-buildid unit-test selftests-host check run clean help uapi-header
+	perf-buildid unit-test selftests-host check run clean help uapi-header deb
 
 all: perf-buildid
 
@@ -52,6 +52,10 @@ perf-buildid: deps
 	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
 	@$(CCACHE_ENV) cmake --build $(BUILD)/perf -j2
+
+# build/deb/perf-buildid_*.deb and libpbid-dev_*.deb (debhelper; see Documentation/packaging.md).
+deb: deps
+	@$(CCACHE_ENV) scripts/make-deb.sh $(BUILD)/deb
 
 unit-test: perf-buildid
 	@ctest --test-dir $(BUILD)/perf --output-on-failure

@@ -30,6 +30,8 @@ step "perf-buildid unit and interop tests" make --no-print-directory unit-test
 step "install-deps: Debian 11 apt sources derived from sample configurations" \
 	scripts/tests/debian-sources-test.sh
 step "include/uapi/linux/perf_event.h equals the kernel series' result" scripts/uapi-header.sh --check
+step "make deb: built, lintian, installed with dpkg --root" \
+	bash -c 'DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb >/dev/null && scripts/tests/deb-test.sh build/deb'
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "lab self-test: failure, hang, kernel warning, early death each detected" \

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make-deb.sh OUTDIR: builds the perf-buildid and libpbid-dev .debs into OUTDIR with
+# dpkg-buildpackage (debhelper, debian/) from a copy of the tree in OUTDIR/src, so that
+# neither the build nor dpkg-buildpackage's ../*.deb touch the clone. debian/changelog is
+# written into the copy from VERSION, which stays the one place the version is kept.
+# Set DEB_BUILD_OPTIONS=nocheck to skip the unit tests during the package build.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+src=$out/src
+version=$(head -1 "$repo/VERSION")
+
+# The commit goes into --version; a copy without .git (the Debian 11 root) passes it in.
+if [ -z "${PBID_GIT_COMMIT:-}" ] && git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+	PBID_GIT_COMMIT=$(git -C "$repo" rev-parse --short=12 HEAD)
+	git -C "$repo" diff --quiet HEAD -- . || PBID_GIT_COMMIT+=-dirty
+fi
+export PBID_GIT_COMMIT=${PBID_GIT_COMMIT:-unknown}
+
+# The lab's ccache (see the Makefile), when there is one: a second clone compiles nothing twice.
+if command -v ccache >/dev/null && [ -n "${CCACHE_DIR:-}" ]; then
+	export PBID_CMAKE_ARGS="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+	export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=true
+fi
+
+mkdir -p "$src"
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$repo" ls-files -co --exclude-standard >"$list"
+else
+	(cd "$repo" && find . -path ./build -prune -o -path ./debian/changelog -prune -o \
+		\( -type f -o -type l \) -print) >"$list"
+fi
+# Unchanged files keep their times, so a second build in the same OUTDIR is incremental.
+rsync -a --delete --files-from="$list" --exclude=/build "$repo/" "$src/"
+when=$(git -C "$repo" log -1 --format=%aD 2>/dev/null || date -R)
+cat >"$src/debian/changelog" <<CHANGELOG
+perf-buildid ($version) unstable; urgency=medium
+
+  * perf-buildid $version, git $PBID_GIT_COMMIT.
+
+ -- buildid-mmap developers <buildid-mmap@example.org>  $when
+CHANGELOG
+rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
+# No pre-clean: the CMake build directory (obj-deb) is kept for an incremental build, only
+# debhelper's record of finished steps and staged packages is dropped.
+(cd "$src/debian" && rm -rf .debhelper debhelper-build-stamp files tmp perf-buildid \
+	libpbid-dev ./*.substvars ./*.debhelper.log)
+(cd "$src" && dpkg-buildpackage -b -nc -us -uc -j2 >"$out/build.log" 2>&1) ||
+	{ tail -30 "$out/build.log" >&2; echo "make-deb: dpkg-buildpackage failed ($out/build.log)" >&2; exit 1; }
+ls "$out"/*.deb
