@@ -9,7 +9,7 @@ CHECK_KERNELS := 5.10-buildid 5.10 6.12
 export LAB_T0 := $(shell date +%s)
 
 .PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
-	perf-buildid unit-test selftests-host check run clean help uapi-header deb
+	perf-buildid unit-test selftests-host check run clean help uapi-header deb debian11
 
 all: perf-buildid
 
@@ -57,8 +57,12 @@ perf-buildid: deps
 deb: deps
 	@$(CCACHE_ENV) scripts/make-deb.sh $(BUILD)/deb
 
+# perf-buildid built, unit-tested, packaged and installed in a cached Debian 11 root (root only).
+debian11: deps
+	@scripts/debian11-build.sh
+
 unit-test: perf-buildid
-	@ctest --test-dir $(BUILD)/perf --output-on-failure
+	@cd $(BUILD)/perf && ctest --output-on-failure  # not --test-dir: cmake 3.18 lacks it
 
 # The selftests on the machine's own kernel, built against 6.12's harness and headers.
 # Informational: not part of check's verdict (the host kernel may have known bugs).

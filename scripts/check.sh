@@ -32,6 +32,8 @@ step "install-deps: Debian 11 apt sources derived from sample configurations" \
 step "include/uapi/linux/perf_event.h equals the kernel series' result" scripts/uapi-header.sh --check
 step "make deb: built, lintian, installed with dpkg --root" \
 	bash -c 'DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb >/dev/null && scripts/tests/deb-test.sh build/deb'
+step "Debian 11 root: perf-buildid built, unit tests, .deb built and installed" \
+	make --no-print-directory debian11
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "lab self-test: failure, hang, kernel warning, early death each detected" \

@@ -21,6 +21,8 @@ PKGS=(
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
 	linux-perf golang-go elfutils binutils
+	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
+	debhelper lintian man-db mmdebstrap
 )
 
 need=()

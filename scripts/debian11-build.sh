@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# debian11-build.sh [--root-only]: builds perf-buildid, runs its unit tests and builds its .deb
+# in a Debian 11 (bullseye) root: gcc 10, cmake 3.18 and bullseye's libelf, libdw and
+# GoogleTest, the system where the patched 5.10 kernel runs.
+#
+# The root is made with mmdebstrap from this machine's own Debian mirror (the sources come
+# from scripts/debian-sources.sh) and cached outside the clone, like the kernels, under
+# $CACHE/roots/, keyed by its package list. The build directory lives in the root, so a second
+# run rebuilds only what changed. Needs root (chroot and mounts).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+. "$repo/kernel/scripts/common.sh"
+. "$here/debian-sources.sh"
+
+# Build-Depends of debian/control, plus what runs the unit tests.
+ROOT_PKGS=(build-essential debhelper fakeroot cmake pkg-config libelf-dev libdw-dev
+	libdebuginfod-dev libgtest-dev protobuf-compiler libprotobuf-dev zlib1g-dev binutils
+	man-db rsync)
+ROOT_EPOCH=1  # bump when the way the root is made changes
+
+root_key() { { echo "epoch $ROOT_EPOCH"; printf '%s\n' "${ROOT_PKGS[@]}"; } | sha256sum | cut -c1-16; }
+
+make_root() {
+	local dir=$1 sources host
+	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	sources=$(mktemp --suffix=.sources)
+	debian_sources /etc/apt "$host" bullseye >"$sources" || { rm -f "$sources"; return 1; }
+	progress "debian11 root" "mmdebstrap bullseye (${#ROOT_PKGS[@]} packages)"
+	rm -rf "$dir.tmp"
+	local rc=0
+	mmdebstrap --quiet --variant=apt --include="$(IFS=,; echo "${ROOT_PKGS[*]}")" \
+		bullseye "$dir.tmp" "$sources" || rc=$?
+	rm -f "$sources"
+	[ "$rc" = 0 ] || { rm -rf "$dir.tmp"; die "mmdebstrap failed (exit $rc)"; }
+	mv "$dir.tmp" "$dir"
+}
+
+[ "$(id -u)" -eq 0 ] || die "debian11-build.sh needs root (chroot)"
+command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (run scripts/install-deps.sh)"
+root=$CACHE/roots/debian11-$(root_key)
+mkdir -p "$CACHE/roots"
+exec 8>"$CACHE/roots/lock"
+flock 8
+[ -d "$root" ] || make_root "$root"
+if [ "${1:-}" = --root-only ]; then
+	echo "$root"
+	exit 0
+fi
+
+# The tree as git sees it (committed or not, without build/), copied with its file times so
+# that the build directory in the root stays valid between runs.
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+git -C "$repo" ls-files -co --exclude-standard >"$list"
+mkdir -p "$root/src" "$root/build"
+rsync -a --delete --files-from="$list" "$repo/" "$root/src/"
+commit=$(git -C "$repo" rev-parse --short=12 HEAD)
+git -C "$repo" diff --quiet HEAD -- . || commit+=-dirty
+
+# A private mount namespace: /proc, /sys and /dev for the tests, gone when the build ends.
+progress "debian11 build" "cmake, build, ctest, make deb, apt-get install in $(basename "$root")"
+unshare --mount --fork bash -s "$root" "$commit" <<'INNER'
+set -euo pipefail
+root=$1
+commit=$2
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --rbind /dev "$root/dev"
+exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+	PBID_GIT_COMMIT="$commit" bash -s <<'CHROOT'
+set -euo pipefail
+echo "debian11: $(. /etc/os-release && echo "$PRETTY_NAME"), $(gcc --version | head -1)," \
+	"$(cmake --version | head -1), gtest $(dpkg-query -W -f='${Version}' libgtest-dev)," \
+	"libelf $(dpkg-query -W -f='${Version}' libelf-dev)"
+cmake -S /src/tools/perf -B /build/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DPBID_GIT_COMMIT="$PBID_GIT_COMMIT" >/build/configure.log 2>&1 ||
+	{ tail -30 /build/configure.log; exit 1; }
+cmake --build /build/perf -j2 >/build/build.log 2>&1 || { grep -B2 -A8 -m3 'error' /build/build.log; exit 1; }
+echo "debian11: built $(/src/build/bin/perf-buildid --version)"
+# cmake 3.18's ctest has no --test-dir (it would run no test and pass).
+(cd /build/perf && ctest --output-on-failure) >/build/ctest.log 2>&1 || { tail -60 /build/ctest.log; exit 1; }
+grep -E 'tests passed|tests failed' /build/ctest.log | sed 's/^/debian11: ctest: /'
+grep -E '\*\*\*Skipped|Not Run' /build/ctest.log | sed 's/^/debian11: ctest: /' || true
+DEB_BUILD_OPTIONS=nocheck /src/scripts/make-deb.sh /build/deb >/dev/null
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -qq /build/deb/perf-buildid_*.deb >/build/apt.log 2>&1 || { cat /build/apt.log; exit 1; }
+echo "debian11: apt-get install ./perf-buildid_*.deb: $(perf-buildid --version), $(man -w perf-buildid-record)"
+dpkg-deb -I /build/deb/perf-buildid_*.deb | sed -n 's/^ Depends:/debian11: Depends:/p'
+apt-get purge -y -qq perf-buildid >/dev/null 2>&1
+CHROOT
+INNER
+mkdir -p "$repo/build/debian11"
+cp "$root"/build/deb/*.deb "$repo/build/debian11/"
+echo "debian11: OK, packages in build/debian11/"
