@@ -78,11 +78,10 @@ int Fail(const std::string& message) {
 // leaves OUT as it was, then copied.
 int WriteInPlace(const pbid::Report& report, const std::string& output) {
   const char* tmpdir = getenv("TMPDIR");
-  std::string dir_template = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
-                             "/perf_to_profile.XXXXXX";
+  std::string dir_template =
+      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/perf_to_profile.XXXXXX";
   if (!mkdtemp(dir_template.data()))
-    return Fail("cannot create a temporary directory in " + dir_template + ": " +
-                strerror(errno));
+    return Fail("cannot create a temporary directory in " + dir_template + ": " + strerror(errno));
   const std::string dir = dir_template;
   const std::string tmp = dir + "/profile.pb.gz";
   pbid::Status written = report.WritePprof(tmp);
