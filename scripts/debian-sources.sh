@@ -24,7 +24,7 @@ debian_sources() {
 		case ${f##*/} in buildid-mmap-*) continue ;; esac
 		files+=("$f")
 	done
-	local out
+	local out=
 	if [ ${#files[@]} -gt 0 ]; then
 		out=$(LC_ALL=C awk -v host="$host" -v target="$target" -f - "${files[@]}" <<'AWK'
 # Maps a suite of the host release to the target's; "" for suites we do not derive from.
