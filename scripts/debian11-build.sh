@@ -13,10 +13,15 @@ repo=$(cd "$here/.." && pwd)
 . "$repo/kernel/scripts/common.sh"
 . "$here/debian-sources.sh"
 
-# Build-Depends of debian/control, plus what runs the unit tests.
-ROOT_PKGS=(build-essential debhelper fakeroot cmake pkg-config libelf-dev libdw-dev
-	libdebuginfod-dev libgtest-dev protobuf-compiler libprotobuf-dev zlib1g-dev binutils
-	man-db rsync)
+# The root holds debian/control's Build-Depends (names only: "debhelper-compat (= 13)" is
+# provided by debhelper) and what dpkg-buildpackage and make-deb.sh run, so a new
+# build dependency reaches the root, and its cache key, by itself.
+mapfile -t ROOT_PKGS < <(
+	{
+		echo build-essential fakeroot rsync
+		sed -n '/^Build-Depends:/,/^[^ ]/p' "$repo/debian/control" | sed 's/^Build-Depends://' |
+			grep -v '^[A-Z]' | tr ',' '\n' | sed 's/[(<].*//; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/'
+	} | tr ' ' '\n' | grep -v '^$' | sort -u)
 ROOT_EPOCH=1  # bump when the way the root is made changes
 
 root_key() { { echo "epoch $ROOT_EPOCH"; printf '%s\n' "${ROOT_PKGS[@]}"; } | sha256sum | cut -c1-16; }
@@ -34,6 +39,11 @@ make_root() {
 	rm -f "$sources"
 	[ "$rc" = 0 ] || { rm -rf "$dir.tmp"; die "mmdebstrap failed (exit $rc)"; }
 	mv "$dir.tmp" "$dir"
+	# Roots of older package lists are never used again (about 550 MB each).
+	local old
+	for old in "$CACHE"/roots/debian11-*; do
+		[ "$old" = "$dir" ] || [ ! -d "$old" ] || rm -rf "$old"
+	done
 }
 
 [ "$(id -u)" -eq 0 ] || die "debian11-build.sh needs root (chroot)"
