@@ -1,50 +1,138 @@
 #!/usr/bin/env bash
-# mutation-test.sh [NAME...]: prove that the selftests catch each way the series could be
-# broken. Each kernel/mutations/NAME.patch is applied on top of the series (LAB_SERIES_DIR),
-# 5.10-buildid is rebuilt (incrementally) and the selftests run on it: at least one case must
-# fail, through a test verdict and not through a crash or a hang. Prints, per mutation, the
-# cases that caught it. Exits non-zero when a mutation survives, no longer applies, or breaks
-# the VM in another way.
+# mutation-test.sh [--refresh] [--doc] [NAME...]: prove that the selftests catch each way the
+# series could be broken. Each kernel/mutations/NAME.patch is applied on top of the series
+# (LAB_SERIES_DIR), 5.10-buildid is rebuilt (incrementally) and the selftests run on it: at least
+# one case must fail, through a test verdict and not through a crash or a hang. Prints, per
+# mutation, the cases that caught it. Exits non-zero when a mutation survives, does not apply
+# exactly (at its recorded line numbers, without fuzz), or breaks the VM in another way.
+#
+# A mutation that applies only at an offset was written against another version of the series:
+# what it changes may no longer be what its name says. --refresh rewrites each patch against the
+# current series (it must still apply, offsets allowed) and exits; review the result.
+# --doc writes the table of the run into Documentation/selftests.md (between the
+# "mutation-table" markers); the table always goes to build/mutation-table.md.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 mdir=$LAB_ROOT/kernel/mutations
-names=("$@")
+refresh=0 doc=0 names=()
+for a in "$@"; do
+	case $a in
+	--refresh) refresh=1 ;;
+	--doc) doc=1 ;;
+	-*) die "unknown option $a" ;;
+	*) names+=("$a") ;;
+	esac
+done
 if [ ${#names[@]} -eq 0 ]; then
 	for p in "$mdir"/*.patch; do names+=("$(basename "$p" .patch)"); done
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lab-mutation.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+# series_tree DIR PATCH: the files PATCH touches, as the series leaves them, under DIR.
+series_tree() {
+	local dir=$1 patch=$2 src f p inc=()
+	src=$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)
+	mkdir -p "$dir"
+	while read -r f; do
+		inc+=("--include=$f")
+		mkdir -p "$dir/$(dirname "$f")"
+		git -C "$src" show "pristine:$f" >"$dir/$f" 2>/dev/null || rm -f "$dir/$f"
+	done < <(sed -n 's|^+++ b/||p' "$patch" | sort -u)
+	for p in $(series_files); do
+		(cd "$dir" && git apply "${inc[@]}" "$p") || die "series patch $(basename "$p") does not apply"
+	done
+}
+
+# mutation_subject PATCH: what the mutation breaks, from its Subject line.
+mutation_subject() { sed -n 's/^Subject: \[PATCH[^]]*\] MUTATION: //p' "$1"; }
+
+if [ "$refresh" = 1 ]; then
+	for m in "${names[@]}"; do
+		pf=$mdir/$m.patch t=$work/$m
+		[ -f "$pf" ] || die "no mutation $m (kernel/mutations/$m.patch)"
+		series_tree "$t/a" "$pf"
+		cp -a "$t/a" "$t/b"
+		(cd "$t/b" && patch -s -p1 -F0 --no-backup-if-mismatch <"$pf") ||
+			die "$m: does not apply even at an offset; rewrite it by hand"
+		{
+			sed '/^---$/q' "$pf"
+			(cd "$t" && diff -ru a b | sed -e 's|^diff -ru a/\([^ ]*\) b/.*|diff --git a/\1 b/\1|' \
+				-e 's|^--- a/\([^\t]*\).*|--- a/\1|' -e 's|^+++ b/\([^\t]*\).*|+++ b/\1|') || true
+		} >"$t.patch"
+		cmp -s "$t.patch" "$pf" && echo "unchanged $m" && continue
+		mv "$t.patch" "$pf"
+		echo "refreshed $m"
+	done
+	exit 0
+fi
+
 bad=0
-report=()
+report=() rows=()
 for m in "${names[@]}"; do
-	[ -f "$mdir/$m.patch" ] || die "no mutation $m (kernel/mutations/$m.patch)"
+	pf=$mdir/$m.patch
+	[ -f "$pf" ] || die "no mutation $m (kernel/mutations/$m.patch)"
+	what=$(mutation_subject "$pf")
+	[ -n "$what" ] || die "$m: no 'Subject: [PATCH] MUTATION: ...' line"
+	# Exactly where it was written for, or not at all.
+	series_tree "$work/$m.tree" "$pf"
+	if ! out=$(cd "$work/$m.tree" && patch -p1 -F0 --dry-run <"$pf" 2>&1) ||
+		grep -qiE 'offset|fuzz|fail|reject' <<<"$out"; then
+		report+=("STALE     $m: does not apply exactly on top of the series; run mutation-test.sh --refresh $m")
+		rows+=("| \`$m\` | $what | STALE: does not apply exactly |")
+		bad=1
+		continue
+	fi
 	sdir=$work/$m
 	mkdir -p "$sdir"
 	for p in $(series_files); do cp "$p" "$sdir/"; done
-	cp "$mdir/$m.patch" "$sdir/9999-mutation-$m.patch"
+	cp "$pf" "$sdir/9999-mutation-$m.patch"
 	{ cat "$SERIES_DIR/series"; echo "9999-mutation-$m.patch"; } >"$sdir/series"
-	progress "mutation $m" "$(sed -n 's/^Subject: \[PATCH\] MUTATION: //p' "$mdir/$m.patch")"
+	progress "mutation $m" "$what"
 	set +e
 	LAB_SERIES_DIR=$sdir VMTEST_TAG=mutation-$m "$LAB_ROOT/kernel/scripts/vm-test.sh" 5.10-buildid \
 		>"$work/$m.log" 2>&1
 	rc=$?
 	set -e
-	verdicts=$LAB_ROOT/build/selftests/5.10-buildid-mutation-$m/verdicts.txt
-	caught=$(awk '$2 == "FAIL" { print $3 }' "$verdicts" 2>/dev/null | paste -sd' ' || true)
-	if grep -q 'git am failed' "$work/$m.log"; then
-		report+=("STALE     $m: no longer applies on top of the series; refresh the patch")
-		bad=1
-	elif [ "$rc" = 1 ] && [ -n "$caught" ]; then
-		report+=("CAUGHT    $m by $(wc -w <<<"$caught") case(s): $caught")
+	vdir=$LAB_ROOT/build/selftests/5.10-buildid-mutation-$m
+	# A case that fails in either run (warm or cold cache) caught it.
+	caught=$(cat "$vdir/verdicts.txt" "$vdir/verdicts-cold.txt" 2>/dev/null |
+		awk '$2 == "FAIL" && !seen[$3]++ { print $3 }' | sed 's/^global\.//' | paste -sd' ' || true)
+	n=$(wc -w <<<"$caught")
+	if [ "$rc" = 1 ] && [ -n "$caught" ]; then
+		report+=("CAUGHT    $m by $n case(s): $caught")
+		rows+=("| \`$m\` | $what | $n: $(sed 's/\([^ ]*\)/`\1`/g; s/ /, /g' <<<"$caught") |")
 	elif [ "$rc" = 0 ]; then
 		report+=("SURVIVED  $m: every selftest passed on the broken kernel")
+		rows+=("| \`$m\` | $what | none: SURVIVED |")
 		bad=1
 	else
 		report+=("BROKE-VM  $m: vm-test exit $rc ($(grep 'lab: ' "$work/$m.log" | head -1))")
+		rows+=("| \`$m\` | $what | BROKE-VM (exit $rc) |")
 		bad=1
 	fi
 done
+
+mkdir -p "$LAB_ROOT/build"
+table=$LAB_ROOT/build/mutation-table.md
+{
+	echo "Generated by \`make mutation-test\` on $(date -u +%Y-%m-%d) (series $(series_hash)," \
+		"selftests at commit $(git -C "$LAB_ROOT" rev-parse --short HEAD)$(git -C "$LAB_ROOT" \
+		diff --quiet HEAD -- tools/testing/selftests kernel/mutations || echo ', modified')):"
+	echo
+	echo "| mutation | what it breaks | failing cases |"
+	echo "|---|---|---|"
+	printf '%s\n' "${rows[@]}"
+} >"$table"
+if [ "$doc" = 1 ]; then
+	d=$LAB_ROOT/Documentation/selftests.md
+	grep -q '^<!-- mutation-table begin -->$' "$d" || die "$d has no mutation-table markers"
+	awk -v t="$table" '/^<!-- mutation-table begin -->$/ { print; while ((getline l <t) > 0) print l; skip = 1; next }
+		/^<!-- mutation-table end -->$/ { skip = 0 }
+		!skip' "$d" >"$work/doc" && cat "$work/doc" >"$d"
+	echo "mutation-test: table written to Documentation/selftests.md"
+fi
 echo
 printf '%s\n' "${report[@]}"
 exit $bad
