@@ -7,6 +7,7 @@
 #define BUILDID_ASSERTS_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,11 @@
 #include <sys/sysmacros.h>
 
 #include "buildid_util.h"
+
+/* memfd_create() flags, for libc headers that predate them */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
 
 /*
  * Every test starts with this: the feature probe.  5.10 and other kernels
@@ -191,6 +197,28 @@ static inline size_t expected_id(struct __test_metadata *_metadata, const char *
 
 	ASSERT_LT(0, n) TH_LOG("%s.id: %s", name, strerror(-n));
 	return n;
+}
+
+/* Opens fixture @name, reads it into the page cache, loads its expected id. */
+struct fx {
+	char path[PATH_MAX];
+	char real[PATH_MAX];
+	uint8_t id[BID_BUILD_ID_MAX];
+	size_t id_len;
+	size_t size;
+	struct stat st;
+	int fd;
+};
+
+static inline void fx_open(struct __test_metadata *_metadata, const char *name, struct fx *f)
+{
+	fixture(_metadata, name, f->path, sizeof(f->path));
+	f->id_len = expected_id(_metadata, name, f->id);
+	ASSERT_NE(NULL, realpath(f->path, f->real));
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, f->fd);
+	ASSERT_EQ(0, bid_read_file(f->fd, &f->size));
+	ASSERT_EQ(0, fstat(f->fd, &f->st));
 }
 
 #endif

@@ -26,9 +26,6 @@
 #include "kselftest_harness.h"
 #include "buildid_asserts.h"
 
-#ifndef MFD_CLOEXEC
-#define MFD_CLOEXEC 0x0001U
-#endif
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U
 #endif
@@ -38,37 +35,14 @@
 
 #define HUGE_2M (2UL << 20)
 
-/* A fixture read into memory, with its expected id. */
-struct lfx {
-	char path[PATH_MAX];
-	char real[PATH_MAX];
-	uint8_t id[BID_BUILD_ID_MAX];
-	size_t id_len;
-	unsigned char *data;
-	size_t size;
-	struct stat st;
-	int fd;
-};
-
-static void lfx_open(struct __test_metadata *_metadata, const char *name, struct lfx *f)
+/* The contents of @f, which fx_open() has read. */
+static unsigned char *fx_data(struct __test_metadata *_metadata, const struct fx *f)
 {
-	fixture(_metadata, name, f->path, sizeof(f->path));
-	f->id_len = expected_id(_metadata, name, f->id);
-	ASSERT_NE(NULL, realpath(f->path, f->real));
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, f->fd);
-	ASSERT_EQ(0, fstat(f->fd, &f->st));
-	f->size = f->st.st_size;
-	f->data = malloc(f->size);
-	ASSERT_NE(NULL, f->data);
-	/* Reading the whole file also puts every page in the page cache. */
-	ASSERT_EQ((ssize_t)f->size, pread(f->fd, f->data, f->size, 0));
-}
+	unsigned char *data = malloc(f->size);
 
-static void lfx_close(struct lfx *f)
-{
-	free(f->data);
-	close(f->fd);
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ((ssize_t)f->size, pread(f->fd, data, f->size, 0));
+	return data;
 }
 
 /* The record of an exec mapping of @len bytes of @fd. */
@@ -88,14 +62,14 @@ static void record(struct __test_metadata *_metadata, int fd, size_t len, int fl
 static bool fixture_outcome(struct __test_metadata *_metadata, const char *name)
 {
 	struct bid_mmap2 r;
-	struct lfx f;
+	struct fx f;
 	bool got;
 
-	lfx_open(_metadata, name, &f);
+	fx_open(_metadata, name, &f);
 	record(_metadata, f.fd, f.size, MAP_PRIVATE, &r);
 	ASSERT_STREQ(f.real, r.filename);
 	got = assert_id_or_fallback(_metadata, &r, f.id, f.id_len, &f.st, f.fd);
-	lfx_close(&f);
+	close(f.fd);
 	return got;
 }
 
@@ -174,18 +148,20 @@ TEST(hugetlbfs_memfd)
 	struct bid_mmap2 r;
 	size_t len = 2 * HUGE_2M;
 	struct stat st;
-	struct lfx f;
+	struct fx f;
 	char hex[2 * BID_BUILD_ID_MAX + 1];
+	unsigned char *data;
 	void *p;
 	bool got;
 	int fd;
 
 	REQUIRE_BUILD_ID();
-	lfx_open(_metadata, "l_hugetlb", &f);
+	fx_open(_metadata, "l_hugetlb", &f);
+	data = fx_data(_metadata, &f);
 	ASSERT_GE(len, f.size);
 	/* the decoy note's descriptor: after "GNU\0", 2 MiB + 0x100 in */
 	ASSERT_LE(HUGE_2M + 0x100 + 16 + BID_BUILD_ID_MAX, f.size);
-	memcpy(decoy, f.data + HUGE_2M + 0x100 + 16, BID_BUILD_ID_MAX);
+	memcpy(decoy, data + HUGE_2M + 0x100 + 16, BID_BUILD_ID_MAX);
 	fd = memfd_create("buildid-hugetlb", MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
 	if (fd < 0)
 		ENV_SKIP("memfd_create(MFD_HUGETLB | MFD_HUGE_2MB): %s (no hugetlbfs or no 2 MiB pages)",
@@ -196,7 +172,7 @@ TEST(hugetlbfs_memfd)
 	if (p == MAP_FAILED)
 		ENV_SKIP("no free 2 MiB huge pages (HugePages_Free %ld; boot with hugepagesz=2M hugepages=4): %s",
 			 meminfo_kb("HugePages_Free"), strerror(errno));
-	memcpy(p, f.data, f.size);
+	memcpy(p, data, f.size);
 	munmap(p, len);
 	ASSERT_EQ(0, fstat(fd, &st));
 	record(_metadata, fd, len, MAP_SHARED, &r);
@@ -206,7 +182,8 @@ TEST(hugetlbfs_memfd)
 			       bid_hex(decoy, sizeof(decoy), hex));
 	got = assert_id_or_fallback(_metadata, &r, f.id, f.id_len, &st, fd);
 	close(fd);
-	lfx_close(&f);
+	close(f.fd);
+	free(data);
 	SERIES_LIMIT(got, "a file on hugetlbfs (the series refuses them)");
 }
 
@@ -223,11 +200,13 @@ TEST(tmpfs_huge)
 	long before, after;
 	struct bid_mmap2 r;
 	struct stat st;
-	struct lfx f;
+	unsigned char *data;
+	struct fx f;
 	int fd;
 
 	REQUIRE_BUILD_ID();
-	lfx_open(_metadata, "l_thp", &f);
+	fx_open(_metadata, "l_thp", &f);
+	data = fx_data(_metadata, &f);
 	if (unshare(CLONE_NEWNS))
 		ENV_SKIP("unshare(CLONE_NEWNS): %s (mounting tmpfs needs root)", strerror(errno));
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
@@ -241,7 +220,7 @@ TEST(tmpfs_huge)
 	before = meminfo_kb("ShmemHugePages");
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0755);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)f.size, pwrite(fd, f.data, f.size, 0));
+	ASSERT_EQ((ssize_t)f.size, pwrite(fd, data, f.size, 0));
 	after = meminfo_kb("ShmemHugePages");
 	if (after - before < (long)(HUGE_2M >> 10)) {
 		close(fd);
@@ -257,7 +236,8 @@ TEST(tmpfs_huge)
 	close(fd);
 	umount(dir);
 	rmdir(dir);
-	lfx_close(&f);
+	close(f.fd);
+	free(data);
 }
 
 TEST_HARNESS_MAIN

@@ -22,31 +22,6 @@
 #include "kselftest_harness.h"
 #include "buildid_asserts.h"
 
-#ifndef MFD_CLOEXEC
-#define MFD_CLOEXEC 0x0001U
-#endif
-
-/* Opens fixture @name, reads it into the page cache, loads its expected id. */
-struct fx {
-	char path[PATH_MAX];
-	char real[PATH_MAX];
-	uint8_t id[BID_BUILD_ID_MAX];
-	size_t id_len;
-	size_t size;
-	struct stat st;
-	int fd;
-};
-
-static void fx_open(struct __test_metadata *_metadata, const char *name, struct fx *f)
-{
-	fixture(_metadata, name, f->path, sizeof(f->path));
-	f->id_len = expected_id(_metadata, name, f->id);
-	ASSERT_NE(NULL, realpath(f->path, f->real));
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, f->fd);
-	ASSERT_EQ(0, bid_read_file(f->fd, &f->size));
-	ASSERT_EQ(0, fstat(f->fd, &f->st));
-}
 
 /* The parse reads the file from offset 0, whatever the mapping's pgoff. */
 TEST(nonzero_pgoff)
@@ -240,6 +215,19 @@ TEST_F(mixed, consumers)
 	close(f.fd);
 }
 
+/* Pins the test to the CPU it runs on, and points @o's event there. */
+static void pin_to_cpu(struct __test_metadata *_metadata, struct bid_opts *o)
+{
+	cpu_set_t set;
+
+	o->on_cpu = true;
+	o->cpu = sched_getcpu();
+	ASSERT_LE(0, o->cpu);
+	CPU_ZERO(&set);
+	CPU_SET(o->cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+}
+
 /*
  * A CPU-wide event (pid -1) is not in the task's context: the kernel
  * delivers the mmap to it through the per-CPU list of side-band events.
@@ -250,19 +238,13 @@ TEST(cpu_wide)
 	struct bid_opts o = BID_OPTS_DEFAULT;
 	struct bid_event ev;
 	struct bid_mmap2 r;
-	cpu_set_t set;
 	struct fx f;
 	int err, cnt;
 	void *p;
 
 	REQUIRE_BUILD_ID();
 	o.cpu_wide = true;
-	o.on_cpu = true;
-	o.cpu = sched_getcpu();
-	ASSERT_LE(0, o.cpu);
-	CPU_ZERO(&set);
-	CPU_SET(o.cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	pin_to_cpu(_metadata, &o);
 	fx_open(_metadata, "g_hex20", &f);
 	err = bid_event_open(&ev, &o);
 	if (err == -EACCES || err == -EPERM)
@@ -292,18 +274,12 @@ TEST(inherit_exec)
 	struct bid_event ev;
 	struct bid_mmap2 r;
 	int status, cnt;
-	cpu_set_t set;
 	struct fx f;
 	pid_t pid;
 
 	REQUIRE_BUILD_ID();
 	o.inherit = true;
-	o.on_cpu = true;
-	o.cpu = sched_getcpu();
-	ASSERT_LE(0, o.cpu);
-	CPU_ZERO(&set);
-	CPU_SET(o.cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	pin_to_cpu(_metadata, &o);
 	fx_open(_metadata, "g_sha1", &f);
 	ASSERT_EQ(0, bid_event_open(&ev, &o));
 	ASSERT_EQ(0, bid_event_enable(&ev));
