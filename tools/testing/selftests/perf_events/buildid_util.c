@@ -471,9 +471,6 @@ int bid_evict_fd(int fd)
 		return 0;
 	if (major(st.st_dev) == 0)
 		return -ENOTBLK;
-	/* Dirty pages cannot be dropped: write them back first. */
-	if (fdatasync(fd))
-		return -errno;
 	for (i = 0; i < 20 && resident; i++) {
 		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		if (err)
@@ -481,7 +478,13 @@ int bid_evict_fd(int fd)
 		err = bid_resident_pages(fd, st.st_size, &resident);
 		if (err)
 			return err;
-		if (resident)
+		/*
+		 * Dirty pages cannot be dropped: write them back (only then, a
+		 * flush per file would make every case slow).
+		 */
+		if (resident && !i && fdatasync(fd))
+			return -errno;
+		if (resident && i)
 			usleep(50 * 1000);
 	}
 	return resident ? -EBUSY : 0;

@@ -177,9 +177,9 @@ uint64_t bid_now_ns(void);
 /* How many pages of the first @size bytes of @fd are in the page cache (mincore). */
 int bid_resident_pages(int fd, size_t size, size_t *resident);
 /*
- * Drops the clean page cache pages of @fd (POSIX_FADV_DONTNEED after
- * fdatasync) and checks with mincore that none is left; -EBUSY if some
- * stay, -ENOTBLK if the file is on a filesystem without a backing device
+ * Drops the page cache pages of @fd (POSIX_FADV_DONTNEED, with an
+ * fdatasync first if dirty pages stay) and checks with mincore that none
+ * is left; -EBUSY if some stay, -ENOTBLK if the file is on a filesystem without a backing device
  * (tmpfs and ramfs pages cannot be evicted).
  */
 int bid_evict_fd(int fd);
