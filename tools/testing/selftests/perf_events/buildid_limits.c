@@ -222,12 +222,17 @@ TEST(tmpfs_huge)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ((ssize_t)f.size, pwrite(fd, data, f.size, 0));
 	after = meminfo_kb("ShmemHugePages");
+	/*
+	 * Not a lab failure: whether the kernel finds a free huge page is its
+	 * allocator's business (the lab's 5.10 guests allocate none at all,
+	 * anonymous or shmem, even with THP set to always).
+	 */
 	if (after - before < (long)(HUGE_2M >> 10)) {
 		close(fd);
 		umount(dir);
 		rmdir(dir);
-		ENV_SKIP("tmpfs huge=always allocated no huge page (ShmemHugePages %ld -> %ld kB)",
-			 before, after);
+		SKIP(return, "the kernel put no transparent huge page under the tmpfs file (ShmemHugePages %ld -> %ld kB)",
+		     before, after);
 	}
 	ASSERT_EQ(0, fstat(fd, &st));
 	record(_metadata, fd, f.size, MAP_PRIVATE, &r);

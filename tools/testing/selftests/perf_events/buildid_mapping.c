@@ -436,9 +436,16 @@ TEST(concurrent_rewrite)
 		/* Dies with the test, whichever way the test ends. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);
-		for (i = 0;; i++)
+		/*
+		 * Yielding after each write lets a single-CPU machine see both
+		 * values too: without it, the writer is preempted at the same
+		 * point of its loop every time and the mapper sees one value.
+		 */
+		for (i = 0;; i++) {
 			if (pwrite(fd, &v[i & 1], 4, descsz_off) != 4)
 				_exit(1);
+			sched_yield();
+		}
 	}
 	c.name = name;
 	c.id = f.id;
