@@ -12,6 +12,8 @@ PKGS=(
 	# kernel builds and the lab
 	build-essential bc bison flex libssl-dev libelf-dev dwarves ccache cpio xz-utils
 	kmod git rsync qemu-system-x86 busybox-static gcc-aarch64-linux-gnu sparse e2fsprogs file
+	# the selftests cross-built for arm64 (static programs need the arm64 libc)
+	libc6-dev-arm64-cross linux-libc-dev-arm64-cross
 	# checkpatch.pl runs scripts/spdxcheck.py on new files
 	python3-ply python3-git
 	linux-source-5.10 linux-source-6.12

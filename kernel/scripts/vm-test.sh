@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # vm-test.sh KERNEL: build the perf_events selftests against KERNEL's tree and exported headers,
-# boot KERNEL in QEMU, run them, and print one summary line:
-#   vm-test KERNEL: pass N fail N skip N (Ts)
+# boot KERNEL in QEMU, run them twice, and print one summary line:
+#   vm-test KERNEL: pass N fail N skip N, cold cache: same verdicts (Ts)
+# The first run is from the initramfs. The second runs the copy on the ext4 disk with every
+# fixture evicted from the page cache before each case (BUILDID_COLD=1): its verdicts must be
+# the same, or some case passed only because an earlier one had cached its file.
+# The kernel's name says what it must do (BUILDID_EXPECT): the series' limits on *-buildid*,
+# the feature on 6.12, nothing on pristine 5.10 (its cases skip). BUILDID_LAB=1 tells the tests
+# that the VM provides the ext4 disk, 2 MiB huge pages and root, so none may skip for want of them.
 # The summary also goes to $LAB_SUMMARY (a file) when that is set. Exit status is vm-run.sh's,
-# or 1 when any test failed or no test ran.
+# or 1 when any test failed, no test ran, or the two runs disagree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=$1
 parse_name "$kname"
 t0=$(date +%s)
+expect=""
+[ "$K_PATCHED" = 1 ] && expect=series
+[ "$K_BASE" = 6.12 ] && expect=feature
 
 image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname")
 imgdir=$(dirname "$image")
@@ -33,40 +42,58 @@ progs=$(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests | sed -n
 cp -a "$out/payload/perf_events" "$out/disk/perf_events"
 
 {
-	echo 'cd /payload/perf_events'
-	echo '[ -n "$LAB_BLOCK_DIR" ] && export BUILDID_BLOCK_DIR=$LAB_BLOCK_DIR/perf_events'
 	echo 'rc=0'
-	for p in $progs; do
-		echo "echo '# selftests: perf_events: $p'"
-		echo "./$p; r=\$?"
-		# 4 is KSFT_SKIP: every case skipped is not a failure
-		echo "echo \"# exit=\$r $p\"; [ \$r = 0 ] || [ \$r = 4 ] || rc=1"
+	echo '[ -n "$LAB_BLOCK_DIR" ] || { echo "lab: no ext4 disk in the guest"; exit 1; }'
+	echo 'export BUILDID_BLOCK_DIR=$LAB_BLOCK_DIR/perf_events BUILDID_LAB=1'
+	[ -n "$expect" ] && echo "export BUILDID_EXPECT=$expect"
+	for run in warm cold; do
+		if [ $run = warm ]; then
+			echo 'cd /payload/perf_events; unset BUILDID_COLD'
+		else
+			echo 'cd "$BUILDID_BLOCK_DIR"; export BUILDID_COLD=1'
+		fi
+		echo "echo '# lab run: $run'"
+		for p in $progs; do
+			echo "echo '# selftests: perf_events: $p'"
+			echo "./$p; r=\$?"
+			# 4 is KSFT_SKIP: every case skipped is not a failure
+			echo "echo \"# exit=\$r $p\"; [ \$r = 0 ] || [ \$r = 4 ] || rc=1"
+		done
 	done
 	echo 'exit $rc'
 } >"$out/payload/run.sh"
 
 set +e
-"$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$out/disk" -t "${LAB_VM_TIMEOUT:-180}" "$kname" \
+LAB_CMDLINE="hugepagesz=2M hugepages=4 ${LAB_CMDLINE:-}" \
+	"$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$out/disk" -t "${LAB_VM_TIMEOUT:-240}" "$kname" \
 	"$out/payload" "$out/console.log"
 vrc=$?
 set -e
 
-# Per-test verdicts, "<program> <verdict> <test>", for comparing kernels (check.sh compares
-# 5.10-buildid with 6.12).
-awk '/^# selftests: perf_events: /{prog=$4}
-	/^not ok [0-9]+ /{ $1=$2=$3=""; print prog, "FAIL", substr($0, 4); next }
-	/^ok [0-9]+ .*# SKIP/{ sub(/^ok [0-9]+ /, ""); print prog, "SKIP", $0; next }
-	/^ok [0-9]+ /{ $1=$2=""; print prog, "PASS", substr($0, 3) }' "$out/console.log" \
-	>"$out/verdicts.txt"
-pass=$(grep -cE '^ok [0-9]+ ' "$out/console.log" | tr -d ' ' || true)
-skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out/console.log" || true)
-fail=$(grep -cE '^not ok [0-9]+ ' "$out/console.log" || true)
-pass=$((pass - skip))
-line="vm-test $kname: pass $pass fail $fail skip $skip ($(( $(date +%s) - t0 ))s)"
+# Per-case verdicts, "<program> <verdict> <case>[ # <skip reason>]", one file per run, for
+# comparing kernels (check.sh compares 5.10-buildid with 6.12) and the two runs. The case name
+# comes from the harness' RUN line: 5.10's harness leaves it out of "ok N # SKIP" lines.
+awk -v out="$out" '/^# lab run: /{ file = out "/verdicts" ($4 == "cold" ? "-cold" : "") ".txt" }
+	/^# selftests: perf_events: /{ prog = $4 }
+	/^#  RUN /{ name = $3 }
+	/^not ok [0-9]+ /{ print prog, "FAIL", name >file; next }
+	/^ok [0-9]+ .*# SKIP/{ sub(/.*# SKIP */, ""); print prog, "SKIP", name, "#", $0 >file; next }
+	/^ok [0-9]+ /{ print prog, "PASS", name >file }' "$out/console.log"
+touch "$out/verdicts.txt" "$out/verdicts-cold.txt"
+count() { awk -v v="$1" '$2 == v' "$out/verdicts.txt" | wc -l; }
+pass=$(count PASS) fail=$(count FAIL) skip=$(count SKIP)
+if cmp -s "$out/verdicts.txt" "$out/verdicts-cold.txt"; then
+	cold="cold cache: same verdicts"
+else
+	cold="cold cache: DIFFERENT verdicts"
+	diff -u "$out/verdicts.txt" "$out/verdicts-cold.txt" >&2 || true
+fi
+line="vm-test $kname: pass $pass fail $fail skip $skip, $cold ($(( $(date +%s) - t0 ))s)"
 [ "$vrc" = 0 ] || line="$line; VM FAILED (exit $vrc)"
 echo "$line"
 [ -n "${LAB_SUMMARY:-}" ] && echo "$line" >>"$LAB_SUMMARY"
 [ "$vrc" = 0 ] || exit "$vrc"
 [ $((pass + fail + skip)) -gt 0 ] || { echo "lab: no test ran on $kname" >&2; exit 1; }
 [ "$fail" = 0 ] || exit 1
+cmp -s "$out/verdicts.txt" "$out/verdicts-cold.txt" || exit 1
 exit 0

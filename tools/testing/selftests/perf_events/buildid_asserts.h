@@ -7,6 +7,10 @@
 #define BUILDID_ASSERTS_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -15,18 +19,71 @@
 
 #include "buildid_util.h"
 
+/* memfd_create() flags, for libc headers that predate them */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
 /*
  * Every test starts with this: the feature probe.  5.10 and other kernels
- * before 5.12 reject the attribute bit with EINVAL.
+ * before 5.12 reject the attribute bit with EINVAL: a skip, unless
+ * BUILDID_EXPECT says that this kernel must have the feature (a series that
+ * lost a patch must not look like a kernel without the feature).  Under
+ * BUILDID_COLD the case then starts with every fixture evicted.
  */
 #define REQUIRE_BUILD_ID() do {						\
-	int __err = bid_probe();					\
-	if (__err == -EINVAL)						\
+	int __expect = bid_expect(), __err;				\
+									\
+	ASSERT_LE(0, __expect)						\
+		TH_LOG("BUILDID_EXPECT=%s: want feature, series or nothing", \
+		       getenv("BUILDID_EXPECT"));			\
+	__err = bid_probe();						\
+	if (__err == -EINVAL && __expect == BID_EXPECT_ANY)		\
 		SKIP(return, BID_SKIP_REASON);				\
-	if (__err == -EACCES || __err == -EPERM)			\
+	if ((__err == -EACCES || __err == -EPERM) && !bid_lab())	\
 		SKIP(return, "perf_event_open needs CAP_PERFMON or perf_event_paranoid <= 1"); \
-	ASSERT_EQ(0, __err) TH_LOG("perf_event_open: %s", strerror(-__err)); \
+	ASSERT_EQ(0, __err)						\
+		TH_LOG("perf_event_open with attr.build_id: %s%s", strerror(-__err), \
+		       __err == -EINVAL ? "; BUILDID_EXPECT says this kernel has the feature" : ""); \
+	if (bid_cold()) {						\
+		char __bad[PATH_MAX + 256];				\
+									\
+		__err = bid_evict_fixtures(__bad, sizeof(__bad));	\
+		ASSERT_EQ(0, __err) TH_LOG("BUILDID_COLD: evicting %s: %s", __bad, \
+					   strerror(-__err));		\
+	}								\
 } while (0)
+
+/*
+ * The machine lacks something the case needs (no block device, no huge
+ * pages): a skip on any machine, a failure in the lab VM, which provides it.
+ */
+#define ENV_SKIP(fmt, ...) do {						\
+	ASSERT_FALSE(bid_lab()) TH_LOG("the lab VM provides this: " fmt, ##__VA_ARGS__); \
+	SKIP(return, fmt, ##__VA_ARGS__);				\
+} while (0)
+
+/*
+ * A fixture the build could not make for this target (mkfixtures.sh wrote
+ * NAME.skip with the reason): the case skips with that reason.
+ */
+static inline bool fixture_unavailable(const char *name, char *reason, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	if (bid_fixture_path(name, path, sizeof(path) - 5))
+		return false;
+	strcat(path, ".skip");
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(reason, len, f))
+		snprintf(reason, len, "%s could not be built for this target", name);
+	reason[strcspn(reason, "\n")] = '\0';
+	fclose(f);
+	return true;
+}
 
 /* The record carries exactly @id, laid out as the ABI says. */
 static inline void assert_build_id(struct __test_metadata *_metadata,
@@ -92,6 +149,37 @@ static inline void assert_no_file(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, r->ino_generation);
 }
 
+/*
+ * Either the file's own id or the fallback: which one depends on the
+ * kernel's limits, a wrong id never.  Returns true for the id.
+ */
+static inline bool assert_id_or_fallback(struct __test_metadata *_metadata,
+					 const struct bid_mmap2 *r, const uint8_t *id,
+					 size_t n, const struct stat *st, int fd)
+{
+	if (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		assert_build_id(_metadata, r, id, n);
+		return true;
+	}
+	assert_fallback_fd(_metadata, r, st, fd);
+	return false;
+}
+
+/*
+ * A limit of the series that upstream does not have.  The kernel fell back
+ * (the limit held): pass.  It reported the file's id: a failure where
+ * BUILDID_EXPECT=series promises the limit, else a skip that says this
+ * kernel has no such limit (6.12 for instance).
+ */
+#define SERIES_LIMIT(got_id, fmt, ...) do {				\
+	if (got_id) {							\
+		ASSERT_NE(BID_EXPECT_SERIES, bid_expect())		\
+			TH_LOG("the series must fall back here: " fmt, ##__VA_ARGS__); \
+		SKIP(return, "no such limit on this kernel (it reported the id): " fmt, \
+		     ##__VA_ARGS__);					\
+	}								\
+} while (0)
+
 /* Fixture path and expected id, asserting both exist. */
 static inline void fixture(struct __test_metadata *_metadata, const char *name,
 			   char *path, size_t len)
@@ -109,6 +197,28 @@ static inline size_t expected_id(struct __test_metadata *_metadata, const char *
 
 	ASSERT_LT(0, n) TH_LOG("%s.id: %s", name, strerror(-n));
 	return n;
+}
+
+/* Opens fixture @name, reads it into the page cache, loads its expected id. */
+struct fx {
+	char path[PATH_MAX];
+	char real[PATH_MAX];
+	uint8_t id[BID_BUILD_ID_MAX];
+	size_t id_len;
+	size_t size;
+	struct stat st;
+	int fd;
+};
+
+static inline void fx_open(struct __test_metadata *_metadata, const char *name, struct fx *f)
+{
+	fixture(_metadata, name, f->path, sizeof(f->path));
+	f->id_len = expected_id(_metadata, name, f->id);
+	ASSERT_NE(NULL, realpath(f->path, f->real));
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, f->fd);
+	ASSERT_EQ(0, bid_read_file(f->fd, &f->size));
+	ASSERT_EQ(0, fstat(f->fd, &f->st));
 }
 
 #endif

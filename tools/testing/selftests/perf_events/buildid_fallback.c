@@ -84,7 +84,7 @@ TEST_F(fallback, exec_mapping)
 	ASSERT_EQ(0, fstat(fd, &st));
 	/* An empty file can be mapped too (touching it would fault). */
 	if (size == 0)
-		size = 4096;
+		size = bid_page_size();
 	cnt = bid_record_fd(&o, fd, size, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE, &p, &r);
 	ASSERT_EQ(1, cnt) TH_LOG("MMAP2 records for %s: %d", real, cnt);
 	ASSERT_STREQ(real, r.filename);

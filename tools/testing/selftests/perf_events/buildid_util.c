@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,13 +11,52 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buildid_util.h"
 
-#define PAGE_SZ 4096
+size_t bid_page_size(void)
+{
+	static size_t page;
+
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+static bool env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
+}
+
+int bid_expect(void)
+{
+	const char *v = getenv("BUILDID_EXPECT");
+
+	if (!v || !*v)
+		return BID_EXPECT_ANY;
+	if (!strcmp(v, "feature"))
+		return BID_EXPECT_FEATURE;
+	if (!strcmp(v, "series"))
+		return BID_EXPECT_SERIES;
+	return -EINVAL;
+}
+
+bool bid_lab(void)
+{
+	return env_is("BUILDID_LAB", "1");
+}
+
+bool bid_cold(void)
+{
+	return env_is("BUILDID_COLD", "1");
+}
 
 /*
  * The bitfield word follows read_format in every ABI version.  Accessed with
@@ -70,8 +110,8 @@ int bid_open(const struct bid_opts *o)
 	int fd;
 
 	bid_attr_init(&attr, o);
-	fd = syscall(__NR_perf_event_open, &attr, 0, o->on_cpu ? o->cpu : -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(__NR_perf_event_open, &attr, o->cpu_wide ? -1 : 0,
+		     o->on_cpu ? o->cpu : -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -96,8 +136,8 @@ int bid_event_open(struct bid_event *ev, const struct bid_opts *o)
 	fd = bid_open(o);
 	if (fd < 0)
 		return fd;
-	ev->data_size = (size_t)pages * PAGE_SZ;
-	ev->map_len = ev->data_size + PAGE_SZ;
+	ev->data_size = (size_t)pages * bid_page_size();
+	ev->map_len = ev->data_size + bid_page_size();
 	ev->base = mmap(NULL, ev->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ev->base == MAP_FAILED) {
 		int err = -errno;
@@ -134,7 +174,7 @@ int bid_event_drain(struct bid_event *ev,
 		    int (*fn)(const struct perf_event_header *h, void *arg), void *arg)
 {
 	struct perf_event_mmap_page *pc = ev->base;
-	const unsigned char *data = (const unsigned char *)ev->base + PAGE_SZ;
+	const unsigned char *data = (const unsigned char *)ev->base + bid_page_size();
 	uint64_t head, tail;
 	unsigned char *copy;
 	int ret = 0;
@@ -389,4 +429,96 @@ uint64_t bid_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int bid_resident_pages(int fd, size_t size, size_t *resident)
+{
+	size_t page = bid_page_size(), pages = (size + page - 1) / page, i;
+	unsigned char *vec;
+	void *p;
+	int err = 0;
+
+	*resident = 0;
+	if (!size)
+		return 0;
+	vec = calloc(pages, 1);
+	if (!vec)
+		return -ENOMEM;
+	/* mincore() of a file mapping reports the page cache and faults nothing in. */
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = -errno;
+	} else {
+		if (mincore(p, size, vec))
+			err = -errno;
+		munmap(p, size);
+	}
+	for (i = 0; !err && i < pages; i++)
+		*resident += vec[i] & 1;
+	free(vec);
+	return err;
+}
+
+int bid_evict_fd(int fd)
+{
+	size_t resident = 1;
+	struct stat st;
+	int i, err;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (major(st.st_dev) == 0)
+		return -ENOTBLK;
+	for (i = 0; i < 20 && resident; i++) {
+		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (err)
+			return -err;
+		err = bid_resident_pages(fd, st.st_size, &resident);
+		if (err)
+			return err;
+		/*
+		 * Dirty pages cannot be dropped: write them back (only then, a
+		 * flush per file would make every case slow).
+		 */
+		if (resident && !i && fdatasync(fd))
+			return -errno;
+		if (resident && i)
+			usleep(50 * 1000);
+	}
+	return resident ? -EBUSY : 0;
+}
+
+int bid_evict_fixtures(char *bad, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	int err, fd;
+	DIR *d;
+
+	err = bid_fixture_path("", dir, sizeof(dir));
+	if (err)
+		return err;
+	snprintf(bad, len, "%s", dir);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s%s", dir, de->d_name);
+		snprintf(bad, len, "%s", path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+		err = bid_evict_fd(fd);
+		close(fd);
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
 }

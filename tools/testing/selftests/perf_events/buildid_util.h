@@ -33,6 +33,31 @@
 
 #define BID_SKIP_REASON "kernel lacks perf_event_attr.build_id"
 
+/*
+ * What the kernel under test must do, from BUILDID_EXPECT (the lab sets it
+ * from the kernel's name):
+ *  unset:   anything; a kernel that refuses attr.build_id skips every case
+ *  feature: attr.build_id works (upstream 6.x); refusing it is a failure
+ *  series:  as feature, and the limits of the 5.10 series hold too (the
+ *           1024-note cap, no note segment past 4 GiB, hugetlbfs refused)
+ */
+enum bid_expect { BID_EXPECT_ANY, BID_EXPECT_FEATURE, BID_EXPECT_SERIES };
+/* The parsed BUILDID_EXPECT, or -EINVAL for a value it does not know. */
+int bid_expect(void);
+/*
+ * BUILDID_LAB=1: the tests run in the lab VM, which provides an ext4 disk
+ * ($BUILDID_BLOCK_DIR), reserved huge pages and root; a case that would
+ * skip for lack of them fails instead.
+ */
+bool bid_lab(void);
+/*
+ * BUILDID_COLD=1: every case starts with all fixtures evicted from the page
+ * cache, so no case passes because an earlier one read its file.
+ */
+bool bid_cold(void);
+/* sysconf(_SC_PAGESIZE): 4 KiB, 16 KiB or 64 KiB depending on the kernel. */
+size_t bid_page_size(void);
+
 struct bid_opts {
 	bool build_id;
 	bool mmap;		/* attr.mmap; perf_event_mmap() bails out without it */
@@ -41,6 +66,7 @@ struct bid_opts {
 	bool inherit;
 	int cpu;		/* with on_cpu: per-task event on this CPU only */
 	bool on_cpu;		/* (inherited per-task events need a CPU to be mmapped) */
+	bool cpu_wide;		/* pid -1: every task on @cpu (needs on_cpu) */
 	uint64_t extra_flag_bits;	/* raw bits ORed into the flag word */
 	unsigned int data_pages;	/* ring size, power of two; 0: 16 */
 };
@@ -48,7 +74,7 @@ struct bid_opts {
 /* The defaults every test uses: mmap, mmap2 and build_id. */
 #define BID_OPTS_DEFAULT { .build_id = true, .mmap = true, .mmap2 = true }
 
-/* A perf event on the current task (pid 0, cpu -1) and its ring buffer. */
+/* A perf event (by default on the current task, any CPU) and its ring buffer. */
 struct bid_event {
 	int fd;
 	void *base;
@@ -91,7 +117,7 @@ struct bid_mmap2 {
 void bid_attr_init(struct perf_event_attr *attr, const struct bid_opts *o);
 uint64_t bid_attr_flags(const struct perf_event_attr *attr);
 void bid_attr_set_flags(struct perf_event_attr *attr, uint64_t bits);
-/* perf_event_open() on the current task (cpu -1 unless on_cpu); fd or -errno. */
+/* perf_event_open() as @o says; fd or -errno. */
 int bid_open(const struct bid_opts *o);
 /* 0 if the kernel accepts attr.build_id, -EINVAL if it lacks it, else -errno. */
 int bid_probe(void);
@@ -147,5 +173,17 @@ int bid_record_fd(const struct bid_opts *o, int fd, size_t len, off_t off,
 int bid_read_file(int fd, size_t *size);
 
 uint64_t bid_now_ns(void);
+
+/* How many pages of the first @size bytes of @fd are in the page cache (mincore). */
+int bid_resident_pages(int fd, size_t size, size_t *resident);
+/*
+ * Drops the page cache pages of @fd (POSIX_FADV_DONTNEED, with an
+ * fdatasync first if dirty pages stay) and checks with mincore that none
+ * is left; -EBUSY if some stay, -ENOTBLK if the file is on a filesystem without a backing device
+ * (tmpfs and ramfs pages cannot be evicted).
+ */
+int bid_evict_fd(int fd);
+/* bid_evict_fd() on every fixture; the first file that failed goes to @bad. */
+int bid_evict_fixtures(char *bad, size_t len);
 
 #endif

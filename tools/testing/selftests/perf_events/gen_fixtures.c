@@ -7,27 +7,39 @@
  * straddling a page boundary, decoy notes, a second PT_NOTE) and the
  * malformed files it must reject are written here, byte by byte.
  *
- * Every file that must yield a build ID gets a sidecar NAME.id holding the
- * id bytes in hex, as embedded by this program; the tests compare the
+ * c_* files must yield their build ID, m_* files must not, and l_* files
+ * carry an id that the 5.10 series' own limits may keep the kernel from
+ * reporting (their tests say when).  Every c_* and l_* file gets a sidecar
+ * NAME.id holding the id bytes in hex, as embedded by this program; the tests compare the
  * kernel's bytes against it and never carry expected ids themselves.  Each
  * file gets its own id (derived from its name) so that a kernel reporting
  * the id of a previously mapped file cannot pass.
  *
- * This runs on the build host and writes little-endian x86 files.
+ * This runs on the build host but writes files for the target: the byte
+ * order and e_machine come from an object file that the target compiler
+ * produced (TEMPLATE), so a cross build gets fixtures the target kernel
+ * reads as they are meant.  Layouts are measured in units of 64 KiB, the
+ * largest page size of the kernels under test, so a boundary placed in a
+ * fixture is a page boundary whatever the page size (4, 16 or 64 KiB).
  *
- * Usage: gen_fixtures OUTDIR
+ * Usage: gen_fixtures OUTDIR TEMPLATE
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define PAGE 4096
+#define PAGE 65536
 #define NT_BUILD_ID 3
+
+/* The target's byte order and machines (ELF64, ELF32). */
+static int target_data = ELFDATA2LSB;
+static uint16_t machine64 = EM_X86_64, machine32 = EM_386;
 
 struct img {
 	unsigned char *b;
@@ -56,6 +68,61 @@ static void put(struct img *m, uint64_t off, const void *p, size_t n)
 	need(m, off + n);
 	if (n)
 		memcpy(m->b + off, p, n);
+}
+
+/* An integer of @n bytes at @off, in the target's byte order. */
+static void put_int(struct img *m, uint64_t off, uint64_t v, size_t n)
+{
+	size_t i;
+
+	need(m, off + n);
+	for (i = 0; i < n; i++) {
+		size_t k = target_data == ELFDATA2LSB ? i : n - 1 - i;
+
+		m->b[off + k] = (unsigned char)(v >> (8 * i));
+	}
+}
+
+static uint64_t get_int(const unsigned char *p, size_t n, int data)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[data == ELFDATA2LSB ? i : n - 1 - i] << (8 * i);
+	return v;
+}
+
+/* Byte order and machine of the target, from an object its compiler made. */
+static void read_template(const char *path)
+{
+	unsigned char e[sizeof(Elf64_Ehdr)];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, e, sizeof(e)) < (ssize_t)sizeof(Elf32_Ehdr))
+		die(path);
+	close(fd);
+	if (memcmp(e, ELFMAG, SELFMAG) ||
+	    (e[EI_DATA] != ELFDATA2LSB && e[EI_DATA] != ELFDATA2MSB)) {
+		fprintf(stderr, "gen_fixtures: %s: not an ELF object\n", path);
+		exit(1);
+	}
+	target_data = e[EI_DATA];
+	machine64 = (uint16_t)get_int(e + offsetof(Elf64_Ehdr, e_machine), 2, target_data);
+	/* ELF32 fixtures carry the 32-bit sibling; the kernel ignores e_machine. */
+	switch (machine64) {
+	case EM_X86_64:
+		machine32 = EM_386;
+		break;
+	case EM_AARCH64:
+		machine32 = EM_ARM;
+		break;
+	case EM_PPC64:
+		machine32 = EM_PPC;
+		break;
+	default:
+		machine32 = machine64;
+	}
 }
 
 /* Deterministic, distinct per fixture: a stale id from another file fails. */
@@ -91,10 +158,10 @@ static uint64_t put_note(struct img *m, uint64_t off, uint32_t namesz,
 			 const void *name, size_t name_bytes, uint32_t type,
 			 uint32_t descsz, const void *desc, size_t desc_bytes)
 {
-	Elf64_Nhdr h = { .n_namesz = namesz, .n_descsz = descsz, .n_type = type };
-
-	put(m, off, &h, sizeof(h));
-	off += sizeof(h);
+	put_int(m, off, namesz, 4);
+	put_int(m, off + 4, descsz, 4);
+	put_int(m, off + 8, type, 4);
+	off += 12;
 	put(m, off, name, name_bytes);
 	need(m, off + align4(name_bytes));
 	off += align4(name_bytes);
@@ -109,41 +176,48 @@ static uint64_t put_gnu_note(struct img *m, uint64_t off, uint32_t type,
 	return put_note(m, off, 4, "GNU", 4, type, n, desc, n);
 }
 
+#define F64(field, v) put_int(m, offsetof(Elf64_Ehdr, field), v, sizeof(((Elf64_Ehdr *)0)->field))
+#define F32(field, v) put_int(m, offsetof(Elf32_Ehdr, field), v, sizeof(((Elf32_Ehdr *)0)->field))
+
 static void put_ehdr(struct img *m, int cls, uint16_t type, uint64_t phoff, uint16_t phnum)
 {
+	unsigned char ident[EI_NIDENT] = { 0 };
+
+	memcpy(ident, ELFMAG, SELFMAG);
+	ident[EI_CLASS] = cls;
+	ident[EI_DATA] = target_data;
+	ident[EI_VERSION] = EV_CURRENT;
+	put(m, 0, ident, sizeof(ident));
 	if (cls == ELFCLASS64) {
-		Elf64_Ehdr e = { 0 };
-
-		memcpy(e.e_ident, ELFMAG, SELFMAG);
-		e.e_ident[EI_CLASS] = ELFCLASS64;
-		e.e_ident[EI_DATA] = ELFDATA2LSB;
-		e.e_ident[EI_VERSION] = EV_CURRENT;
-		e.e_type = type;
-		e.e_machine = EM_X86_64;
-		e.e_version = EV_CURRENT;
-		e.e_entry = 0x400000;
-		e.e_phoff = phoff;
-		e.e_ehsize = sizeof(e);
-		e.e_phentsize = sizeof(Elf64_Phdr);
-		e.e_phnum = phnum;
-		put(m, 0, &e, sizeof(e));
+		F64(e_type, type);
+		F64(e_machine, machine64);
+		F64(e_version, EV_CURRENT);
+		F64(e_entry, 0x400000);
+		F64(e_phoff, phoff);
+		F64(e_ehsize, sizeof(Elf64_Ehdr));
+		F64(e_phentsize, sizeof(Elf64_Phdr));
+		F64(e_phnum, phnum);
 	} else {
-		Elf32_Ehdr e = { 0 };
-
-		memcpy(e.e_ident, ELFMAG, SELFMAG);
-		e.e_ident[EI_CLASS] = ELFCLASS32;
-		e.e_ident[EI_DATA] = ELFDATA2LSB;
-		e.e_ident[EI_VERSION] = EV_CURRENT;
-		e.e_type = type;
-		e.e_machine = EM_386;
-		e.e_version = EV_CURRENT;
-		e.e_entry = 0x8048000;
-		e.e_phoff = (uint32_t)phoff;
-		e.e_ehsize = sizeof(e);
-		e.e_phentsize = sizeof(Elf32_Phdr);
-		e.e_phnum = phnum;
-		put(m, 0, &e, sizeof(e));
+		F32(e_type, type);
+		F32(e_machine, machine32);
+		F32(e_version, EV_CURRENT);
+		F32(e_entry, 0x8048000);
+		F32(e_phoff, (uint32_t)phoff);
+		F32(e_ehsize, sizeof(Elf32_Ehdr));
+		F32(e_phentsize, sizeof(Elf32_Phdr));
+		F32(e_phnum, phnum);
 	}
+}
+
+/* Overwrites e_phoff or e_phnum of an ELF64 header already written. */
+static void set_phoff64(struct img *m, uint64_t v)
+{
+	F64(e_phoff, v);
+}
+
+static void set_phnum64(struct img *m, uint16_t v)
+{
+	F64(e_phnum, v);
 }
 
 static size_t phent(int cls)
@@ -151,29 +225,42 @@ static size_t phent(int cls)
 	return cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 }
 
+#define P64(field, v) put_int(m, at + offsetof(Elf64_Phdr, field), v, \
+			      sizeof(((Elf64_Phdr *)0)->field))
+#define P32(field, v) put_int(m, at + offsetof(Elf32_Phdr, field), v, \
+			      sizeof(((Elf32_Phdr *)0)->field))
+
+static void put_phdr_align(struct img *m, int cls, uint64_t phoff, unsigned int idx,
+			   uint32_t type, uint64_t off, uint64_t filesz, uint64_t align)
+{
+	uint32_t flags = type == PT_LOAD ? PF_R | PF_X : PF_R;
+	uint64_t at = phoff + idx * phent(cls);
+
+	if (cls == ELFCLASS64) {
+		P64(p_type, type);
+		P64(p_flags, flags);
+		P64(p_offset, off);
+		P64(p_vaddr, 0x400000 + off);
+		P64(p_paddr, 0x400000 + off);
+		P64(p_filesz, filesz);
+		P64(p_memsz, filesz);
+		P64(p_align, align);
+	} else {
+		P32(p_type, type);
+		P32(p_flags, flags);
+		P32(p_offset, (uint32_t)off);
+		P32(p_vaddr, (uint32_t)(0x8048000 + off));
+		P32(p_paddr, (uint32_t)(0x8048000 + off));
+		P32(p_filesz, (uint32_t)filesz);
+		P32(p_memsz, (uint32_t)filesz);
+		P32(p_align, (uint32_t)align);
+	}
+}
+
 static void put_phdr(struct img *m, int cls, uint64_t phoff, unsigned int idx,
 		     uint32_t type, uint64_t off, uint64_t filesz)
 {
-	uint32_t flags = type == PT_LOAD ? PF_R | PF_X : PF_R;
-	uint64_t align = type == PT_LOAD ? PAGE : 4;
-
-	if (cls == ELFCLASS64) {
-		Elf64_Phdr p = {
-			.p_type = type, .p_flags = flags, .p_offset = off,
-			.p_vaddr = 0x400000 + off, .p_paddr = 0x400000 + off,
-			.p_filesz = filesz, .p_memsz = filesz, .p_align = align,
-		};
-		put(m, phoff + idx * sizeof(p), &p, sizeof(p));
-	} else {
-		Elf32_Phdr p = {
-			.p_type = type, .p_flags = flags, .p_offset = (uint32_t)off,
-			.p_vaddr = (uint32_t)(0x8048000 + off),
-			.p_paddr = (uint32_t)(0x8048000 + off),
-			.p_filesz = (uint32_t)filesz, .p_memsz = (uint32_t)filesz,
-			.p_align = (uint32_t)align,
-		};
-		put(m, phoff + idx * sizeof(p), &p, sizeof(p));
-	}
+	put_phdr_align(m, cls, phoff, idx, type, off, filesz, type == PT_LOAD ? PAGE : 4);
 }
 
 /*
@@ -215,14 +302,10 @@ static void valid(struct ctx *c, int cls, uint16_t type)
 	finish(&c->m, cls, type, phoff, 0x100, end - 0x100);
 }
 
-static Elf64_Phdr *phdr64(struct ctx *c, unsigned int idx)
+/* Rewrites the PT_NOTE header of an ELF64 valid() file. */
+static void set_note_phdr64(struct ctx *c, uint64_t off, uint64_t filesz)
 {
-	return (Elf64_Phdr *)(c->m.b + sizeof(Elf64_Ehdr) + idx * sizeof(Elf64_Phdr));
-}
-
-static Elf64_Ehdr *ehdr64(struct ctx *c)
-{
-	return (Elf64_Ehdr *)c->m.b;
+	put_phdr(&c->m, ELFCLASS64, sizeof(Elf64_Ehdr), 1, PT_NOTE, off, filesz);
 }
 
 /* ---- files that must yield their build ID ---- */
@@ -355,6 +438,109 @@ static void c_phnum_256(struct ctx *c)
 	put_phdr(&c->m, ELFCLASS64, 64, 255, PT_NOTE, off, end - off);
 }
 
+/* ---- the series' own limits: readelf finds the id, the kernel may not ---- */
+
+/* @fillers notes of another type, then the build ID, in one PT_NOTE. */
+static void notes_behind(struct ctx *c, unsigned int fillers)
+{
+	uint64_t off = 0x100;
+	unsigned int i;
+
+	for (i = 0; i < fillers; i++)
+		off = put_gnu_note(&c->m, off, 0x100, NULL, 0);
+	gnu_id(c, 20);
+	off = put_gnu_note(&c->m, off, NT_BUILD_ID, c->id, 20);
+	finish(&c->m, ELFCLASS64, ET_DYN, 64, 0x100, off - 0x100);
+}
+
+/* The series walks at most 1024 notes per file: the id is the 1024th. */
+static void l_notes_1023(struct ctx *c) { notes_behind(c, 1023); }
+/* ...and here the 1026th: past the cap (upstream has none). */
+static void l_notes_1025(struct ctx *c) { notes_behind(c, 1025); }
+
+/*
+ * A valid note, but p_filesz says 4 GiB + its length.  The series looks for
+ * notes in the first 4 GiB of a file only; 6.12 keeps the low 32 bits of
+ * p_filesz and finds the id.
+ */
+static void l_filesz_4g(struct ctx *c)
+{
+	uint64_t end;
+
+	gnu_id(c, 20);
+	end = put_gnu_note(&c->m, 0x100, NT_BUILD_ID, c->id, 20);
+	need(&c->m, 0x200);
+	finish(&c->m, ELFCLASS64, ET_DYN, 64, 0x100, (1ull << 32) + (end - 0x100));
+}
+
+/*
+ * For a hugetlbfs copy: the id's note in the second 4 KiB page, a decoy
+ * build-ID note 2 MiB further on.  5.10 indexes the hugetlbfs page cache in
+ * huge pages, so a reader asking for 4 KiB page 1 gets huge page 1 and
+ * reads the decoy; the series refuses hugetlbfs files instead.
+ */
+static void l_hugetlb(struct ctx *c)
+{
+	unsigned char decoy[20];
+	uint64_t end;
+
+	make_id(c->name, "decoy", decoy, sizeof(decoy));
+	put_gnu_note(&c->m, (2 << 20) + 0x100, NT_BUILD_ID, decoy, sizeof(decoy));
+	gnu_id(c, 20);
+	end = put_gnu_note(&c->m, 0x1100, NT_BUILD_ID, c->id, 20);
+	finish(&c->m, ELFCLASS64, ET_DYN, 64, 0x1100, end - 0x1100);
+}
+
+/*
+ * For a tmpfs mounted huge=always: 2 MiB, so one transparent huge page
+ * holds it, the id's note 1 MiB in, and a decoy at the same offset within
+ * page 0, where a reader that took the huge page's head page would look.
+ */
+static void l_thp(struct ctx *c)
+{
+	unsigned char decoy[20];
+	uint64_t off = (1 << 20) + 0x100, end;
+
+	make_id(c->name, "decoy", decoy, sizeof(decoy));
+	put_gnu_note(&c->m, 0x100, NT_BUILD_ID, decoy, sizeof(decoy));
+	gnu_id(c, 20);
+	end = put_gnu_note(&c->m, off, NT_BUILD_ID, c->id, 20);
+	need(&c->m, 2 << 20);
+	finish(&c->m, ELFCLASS64, ET_DYN, 64, off, end - off);
+}
+
+/*
+ * A note segment aligned to 8 (p_align 8, each name and descriptor padded
+ * to 8, as readelf reads it): another note with a 20-byte descriptor, then
+ * the id.  The kernel steps by 4 like 6.12 does, loses the note boundary
+ * and falls back: a known limit, shared with upstream.
+ */
+static void l_align8(struct ctx *c)
+{
+	unsigned char other[20];
+	uint64_t off = 0x100;
+
+	make_id(c->name, "other", other, sizeof(other));
+	put_int(&c->m, off, 4, 4);
+	put_int(&c->m, off + 4, sizeof(other), 4);
+	put_int(&c->m, off + 8, 0x100, 4);
+	put(&c->m, off + 12, "GNU", 4);
+	put(&c->m, off + 16, other, sizeof(other));
+	off += 16 + 24;
+	gnu_id(c, 20);
+	put_int(&c->m, off, 4, 4);
+	put_int(&c->m, off + 4, 20, 4);
+	put_int(&c->m, off + 8, NT_BUILD_ID, 4);
+	put(&c->m, off + 12, "GNU", 4);
+	put(&c->m, off + 16, c->id, 20);
+	off += 16 + 24;
+	need(&c->m, off);
+	need(&c->m, 64 + 2 * sizeof(Elf64_Phdr));
+	put_ehdr(&c->m, ELFCLASS64, ET_DYN, 64, 2);
+	put_phdr(&c->m, ELFCLASS64, 64, 0, PT_LOAD, 0, c->m.len);
+	put_phdr_align(&c->m, ELFCLASS64, 64, 1, PT_NOTE, 0x100, off - 0x100, 8);
+}
+
 /* ---- files that must fall back to maj/min/ino ---- */
 
 static void m_bad_magic(struct ctx *c)
@@ -398,7 +584,7 @@ static void m_truncated_ident(struct ctx *c)
 static void m_phoff_past_eof(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	ehdr64(c)->e_phoff = 1 << 20;
+	set_phoff64(&c->m, 1 << 20);
 	c->id_len = 0;
 }
 
@@ -406,14 +592,14 @@ static void m_phoff_past_eof(struct ctx *c)
 static void m_phoff_overflow(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	ehdr64(c)->e_phoff = UINT64_MAX - 63;
+	set_phoff64(&c->m, UINT64_MAX - 63);
 	c->id_len = 0;
 }
 
 static void m_phnum_0(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	ehdr64(c)->e_phnum = 0;
+	set_phnum64(&c->m, 0);
 	c->id_len = 0;
 }
 
@@ -469,7 +655,7 @@ static void m_descsz_max(struct ctx *c)
 static void m_note_past_segment(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	phdr64(c, 1)->p_filesz -= 1;
+	set_note_phdr64(c, 0x100, 12 + 4 + 20 - 1);
 	c->id_len = 0;
 }
 
@@ -477,7 +663,7 @@ static void m_note_past_segment(struct ctx *c)
 static void m_note_past_eof(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	phdr64(c, 1)->p_offset = 1 << 20;
+	set_note_phdr64(c, 1 << 20, 12 + 4 + 20);
 	c->id_len = 0;
 }
 
@@ -485,8 +671,7 @@ static void m_note_past_eof(struct ctx *c)
 static void m_offset_overflow64(struct ctx *c)
 {
 	valid(c, ELFCLASS64, ET_DYN);
-	phdr64(c, 1)->p_offset = UINT64_MAX - 15;
-	phdr64(c, 1)->p_filesz = 0x100;
+	set_note_phdr64(c, UINT64_MAX - 15, 0x100);
 	c->id_len = 0;
 }
 
@@ -599,6 +784,8 @@ static const struct {
 	C(m_offset_overflow32), C(m_wrong_name), C(m_name_no_nul), C(m_wrong_type),
 	C(m_size_0), C(m_size_21), C(m_et_rel), C(m_et_core), C(m_not_elf),
 	C(m_empty),
+	C(l_notes_1023), C(l_notes_1025), C(l_filesz_4g), C(l_hugetlb), C(l_thp),
+	C(l_align8),
 #undef C
 };
 
@@ -622,17 +809,18 @@ int main(int argc, char **argv)
 {
 	size_t i, k;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s OUTDIR TEMPLATE\n", argv[0]);
 		return 2;
 	}
+	read_template(argv[2]);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ctx c = { .name = cases[i].name };
 		char hex[2 * sizeof(c.id) + 2];
 
 		cases[i].fn(&c);
-		if ((c.name[0] == 'c') != (c.id_len > 0)) {
-			fprintf(stderr, "gen_fixtures: %s: c_ files carry an id, m_ files none\n",
+		if ((c.name[0] != 'm') != (c.id_len > 0)) {
+			fprintf(stderr, "gen_fixtures: %s: c_ and l_ files carry an id, m_ files none\n",
 				c.name);
 			return 1;
 		}
