@@ -14,80 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 
 namespace pbid {
 namespace {
 
-struct ToolRun {
-  int status = -1;  // exit code, or 128 + signal
-  std::string output;
-};
-
-ToolRun RunTool(const std::string& args) {
-  ToolRun r;
-  std::string cmd = std::string(PBID_PERF_BUILDID) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p)
-    return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    r.output.append(buf, n);
-  int st = pclose(p);
-  if (WIFEXITED(st))
-    r.status = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st))
-    r.status = 128 + WTERMSIG(st);
-  return r;
-}
-
-std::string TempPath(const char* name) {
-  return std::string(::testing::TempDir()) + "/pbid-cli-" + std::to_string(getpid()) + "-" + name;
-}
-
-EventAttr Attr(std::vector<uint64_t> ids) {
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.attr.sample_id_all = 1;
-  a.attr.mmap = 1;
-  a.attr.mmap2 = 1;
-  a.attr.build_id = 1;
-  a.ids = std::move(ids);
-  a.name = "cpu-clock";
-  return a;
-}
-
-// Writes a perf.data file holding `records` for the single event `a`.
-std::string WriteData(const char* name, const EventAttr& a, const std::vector<RecordBytes>& recs) {
-  std::string path = TempPath(name);
-  auto w = PerfDataWriter::Create(path, {a});
-  EXPECT_TRUE(w.ok()) << w.error().ToString();
-  for (const RecordBytes& r : recs)
-    EXPECT_TRUE((*w)->WriteRecord(r).ok());
-  Status s = (*w)->Finish(Features());
-  EXPECT_TRUE(s.ok()) << s.error().ToString();
-  return path;
-}
-
-Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = start;
-  m.len = len;
-  m.prot = 5;
-  m.filename = "/lib/x.so";
-  m.has_build_id = true;
-  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
-  m.sample_id.pid = m.sample_id.tid = 10;
-  m.sample_id.id = id;
-  return m;
-}
+using namespace clitest;  // NOLINT: test helpers
 
 // The session drops a mapping of length 0 or one whose end wraps; script must still print the
 // record when no mapping has been kept at all.

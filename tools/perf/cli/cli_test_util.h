@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Helpers of the command tests: run the real perf-buildid binary, write small perf.data files
+// with the library.
+#ifndef PBID_CLI_CLI_TEST_UTIL_H_
+#define PBID_CLI_CLI_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+
+namespace pbid::clitest {
+
+struct ToolRun {
+  int status = -1;  // exit code, or 128 + signal
+  std::string output;
+};
+
+// Runs `perf-buildid args` through the shell with stderr captured; `redirect` comes after
+// "2>&1" (e.g. " >/dev/full" sends only stdout there). A run longer than timeout_s seconds is
+// killed and gives status 124.
+inline ToolRun RunTool(const std::string& args, const std::string& redirect = "",
+                       int timeout_s = 120) {
+  ToolRun r;
+  std::string cmd = "timeout -k 5 " + std::to_string(timeout_s) + " " +
+                    std::string(PBID_PERF_BUILDID) + " " + args + " 2>&1" + redirect;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+    r.output.append(buf, n);
+  int st = pclose(p);
+  if (WIFEXITED(st))
+    r.status = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st))
+    r.status = 128 + WTERMSIG(st);
+  return r;
+}
+
+inline std::string TempPath(const char* name) {
+  return std::string(::testing::TempDir()) + "/pbid-cli-" + std::to_string(getpid()) + "-" + name;
+}
+
+inline EventAttr Attr(std::vector<uint64_t> ids) {
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.type = PERF_TYPE_SOFTWARE;
+  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  a.attr.sample_id_all = 1;
+  a.attr.mmap = 1;
+  a.attr.mmap2 = 1;
+  a.attr.build_id = 1;
+  a.ids = std::move(ids);
+  a.name = "cpu-clock";
+  return a;
+}
+
+// Writes a perf.data file holding `records` for the single event `a`.
+inline std::string WriteData(const char* name, const EventAttr& a, const std::vector<RecordBytes>& recs) {
+  std::string path = TempPath(name);
+  auto w = PerfDataWriter::Create(path, {a});
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : recs)
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  Status s = (*w)->Finish(Features());
+  EXPECT_TRUE(s.ok()) << s.error().ToString();
+  return path;
+}
+
+inline Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = start;
+  m.len = len;
+  m.prot = 5;
+  m.filename = "/lib/x.so";
+  m.has_build_id = true;
+  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.id = id;
+  return m;
+}
+
+inline std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline size_t Lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+}  // namespace pbid::clitest
+
+#endif  // PBID_CLI_CLI_TEST_UTIL_H_
