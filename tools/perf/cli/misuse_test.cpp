@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf-buildid under hostile input and misuse: crafted perf.data files, recorded paths that are
+// not regular files, outputs that cannot be written and numbers out of range. Each case runs
+// the real binary; exit status and messages are only visible from outside.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_util.h"
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+
+namespace pbid {
+namespace {
+
+using namespace clitest;  // NOLINT: test helpers
+
+const char kBuildIdHex[] = "1111111111111111111111111111111111111111";
+
+SampleRecord Sample(uint64_t ip, uint32_t pid, uint64_t id, uint64_t time = 0) {
+  SampleRecord s;
+  s.cpumode = PERF_RECORD_MISC_USER;
+  s.ip = ip;
+  s.period = 1;
+  s.sample_id.pid = s.sample_id.tid = pid;
+  s.sample_id.id = id;
+  s.sample_id.time = time;
+  return s;
+}
+
+// A recorded path is input like any other: a FIFO there must not block report forever (open
+// without O_NONBLOCK waits for a writer that never comes).
+TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
+  std::string fifo = TempPath("recorded.fifo");
+  unlink(fifo.c_str());
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600)) << strerror(errno);
+  EventAttr a = Attr({1});
+  Mmap2Record m = Mapping(0x400000, 0x1000, 1);
+  m.filename = fifo;
+  std::string path = WriteData("fifo.data", a,
+                               {BuildMmap2(m, PERF_RECORD_MISC_USER, &a),
+                                BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path, "", 20);
+  unlink(fifo.c_str());
+  unlink(path.c_str());
+  EXPECT_EQ(0, r.status) << "124 means report hung on the FIFO: " << r.output;
+}
+
+
+}  // namespace
+}  // namespace pbid
