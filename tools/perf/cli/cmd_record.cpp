@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +150,17 @@ std::string ReadLine(const std::string& path) {
   std::string s;
   std::getline(in, s);
   return s;
+}
+
+// perf's check_backup: a non-empty FILE is kept as FILE.old when a new recording replaces it.
+Status BackupOld(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    return Ok();
+  std::string old = path + ".old";
+  if (rename(path.c_str(), old.c_str()) < 0)
+    return Error::Sys(path, errno, "cannot move the previous recording to " + old);
+  return Ok();
 }
 
 std::vector<pid_t> ListDir(const std::string& dir) {
@@ -720,9 +732,17 @@ int Recorder::Run() {
       PrintError("record", Error::Sys(opt_.command[0], e, "cannot run"));
       waitpid(child_, nullptr, 0);
       child_ = -1;
-      unlink(opt_.output.c_str());
-      return kExitFailure;
+      return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
     }
+  }
+  // A recording exists now: the previous file becomes FILE.old and this one takes its name.
+  s = BackupOld(opt_.output);
+  if (s.ok())
+    s = writer_->Publish();
+  if (!s.ok()) {
+    PrintError("record", s.error());
+    kill_child();
+    return kExitFailure;
   }
 
   std::vector<pollfd> pfds;

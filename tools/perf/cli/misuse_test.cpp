@@ -56,5 +56,38 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
 }
 
 
+// An existing output file is what an earlier recording left: a command that cannot even start
+// must not destroy it (it used to be truncated at open and unlinked on failure).
+TEST(MisuseTest, RecordKeepsExistingFileWhenCommandCannotRun) {
+  std::string out = TempPath("keep.data");
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << "an earlier recording";
+  }
+  ToolRun r = RunTool("record -q -o " + out + " -- /nonexistent/cmd");
+  EXPECT_EQ(1, r.status) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("/nonexistent/cmd")) << r.output;
+  EXPECT_EQ("an earlier recording", ReadAll(out));
+  struct stat st;
+  EXPECT_NE(0, stat((out + ".old").c_str(), &st)) << "nothing was recorded, nothing to back up";
+  unlink(out.c_str());
+}
+
+// As perf: a new recording moves the previous file to FILE.old.
+TEST(MisuseTest, RecordMovesPreviousFileToOld) {
+  std::string out = TempPath("prev.data");
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << "an earlier recording";
+  }
+  ToolRun r = RunTool("record -q -o " + out + " -- true");
+  ASSERT_EQ(0, r.status) << r.output;
+  EXPECT_EQ("an earlier recording", ReadAll(out + ".old"));
+  auto reader = PerfDataReader::Open(out);
+  EXPECT_TRUE(reader.ok()) << reader.error().ToString();
+  unlink(out.c_str());
+  unlink((out + ".old").c_str());
+}
+
 }  // namespace
 }  // namespace pbid

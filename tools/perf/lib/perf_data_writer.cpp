@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "byte_io.h"
@@ -52,9 +54,13 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
     return Error("attrs", "a perf.data file needs at least one event");
   std::unique_ptr<PerfDataWriter> w(new PerfDataWriter());
   w->path_ = path;
-  w->fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::vector<char> tmp(path.begin(), path.end());
+  const char kSuffix[] = ".tmp.XXXXXX";
+  tmp.insert(tmp.end(), kSuffix, kSuffix + sizeof(kSuffix));
+  w->fd_ = mkostemp(tmp.data(), O_CLOEXEC);
   if (w->fd_ < 0)
     return Error::Sys(path, errno, "cannot create");
+  w->tmp_path_ = tmp.data();
   w->attrs_ = std::move(attrs);
 
   // Layout: header, id arrays, attr table, data. Everything before the data is final now.
@@ -92,6 +98,17 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
 PerfDataWriter::~PerfDataWriter() {
   if (fd_ >= 0)
     close(fd_);
+  if (!tmp_path_.empty())
+    unlink(tmp_path_.c_str());
+}
+
+Status PerfDataWriter::Publish() {
+  if (tmp_path_.empty())
+    return Ok();
+  if (rename(tmp_path_.c_str(), path_.c_str()) < 0)
+    return Error::Sys(path_, errno, "cannot rename " + tmp_path_ + " into place");
+  tmp_path_.clear();
+  return Ok();
 }
 
 Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
@@ -235,6 +252,9 @@ Status PerfDataWriter::Finish(const Features& f) {
   if (ftruncate(fd_, feat_off + table.size() + payload.size()) < 0) {
     return Error::Sys(path_, errno, "ftruncate");
   }
+  s = Publish();
+  if (!s.ok())
+    return s;
   if (close(fd_) < 0) {
     fd_ = -1;
     return Error::Sys(path_, errno, "close");

@@ -145,6 +145,9 @@ class PerfDataReader {
 
 // Writes a perf.data file: header, attrs with their ids, the data section, then the feature
 // sections on Finish(). Records are written as given (native byte order).
+// The file is written under a temporary name beside `path` and renamed over it by Publish()
+// (or Finish()), so that a recording that never starts leaves an existing file alone; a
+// writer destroyed unpublished removes its temporary file.
 // Until Finish() the header on disk covers the data up to the last Checkpoint() and lists no
 // features; the recorder checkpoints every second and finishes on SIGINT/SIGTERM.
 class PerfDataWriter {
@@ -164,6 +167,9 @@ class PerfDataWriter {
     return WriteRecord(rec.data(), rec.size());
   }
 
+  // Renames the file into place at `path` (a no-op once done).
+  Status Publish();
+
   // Flushes the records and rewrites the header to cover them (no feature sections yet), so
   // that a recorder killed with SIGKILL still leaves a file with everything up to here.
   Status Checkpoint();
@@ -181,6 +187,7 @@ class PerfDataWriter {
 
   int fd_ = -1;
   std::string path_;
+  std::string tmp_path_;  // until published
   std::vector<EventAttr> attrs_;
   uint64_t attrs_off_ = 0, data_off_ = 0, data_size_ = 0;
   std::vector<uint8_t> buf_;
