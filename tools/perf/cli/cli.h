@@ -4,6 +4,7 @@
 #ifndef PBID_CLI_CLI_H_
 #define PBID_CLI_CLI_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,13 @@ int PrintHelp(const char* text);
 int UsageError(const char* cmd, const std::string& message);
 
 std::string FormatTime(uint64_t ns);  // "608.725679"
+
+// Decimal numbers from the command line, strictly: digits only (and one leading '-' for
+// ParseInt), no blanks, no overflow, within [min, max]. False for anything else.
+bool ParseUnsigned(const char* s, uint64_t min, uint64_t max, uint64_t* out);
+bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out);
+// "bad -F value '-5': expected a number from 1 to 4294967295"
+std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max);
 
 }  // namespace pbid::cli
 

@@ -86,21 +86,19 @@ int pbid_cmd_maps(int argc, char** argv) {
   std::string input = "perf.data";
   bool json = false;
   bool have_pid = false;
-  long pid = 0;
+  int64_t pid = 0;
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "+i:p:h", kOpts, nullptr)) != -1) {
     switch (c) {
       case 'i': input = optarg; break;
       case 'j': json = true; break;
-      case 'p': {
-        char* end;
-        pid = strtol(optarg, &end, 10);
-        if (*end != 0)
-          return UsageError("maps", std::string("bad pid '") + optarg + "'");
+      case 'p':
+        // -1 selects the kernel's mappings.
+        if (!ParseInt(optarg, -1, INT32_MAX, &pid))
+          return UsageError("maps", BadNumber("-p", optarg, -1, INT32_MAX));
         have_pid = true;
         break;
-      }
       case 'h': return PrintHelp(kHelp);
       default: return UsageError("maps", "unknown option");
     }

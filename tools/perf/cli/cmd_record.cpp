@@ -819,15 +819,11 @@ int Recorder::Run() {
   return kExitOk;
 }
 
-bool ParseU64(const char* s, uint64_t* v) {
-  char* end;
-  errno = 0;
-  unsigned long long x = strtoull(s, &end, 10);
-  if (errno || *end || end == s || x == 0)
-    return false;
-  *v = x;
-  return true;
-}
+// perf_event_attr.sample_period with bit 63 set is EINVAL; the ring buffer size in bytes, and
+// a quarter of it as wakeup_watermark (u32), must not overflow.
+constexpr uint64_t kMaxPeriod = INT64_MAX;
+constexpr uint64_t kMaxFreq = UINT32_MAX;
+constexpr uint64_t kMaxPages = 1 << 20;
 
 }  // namespace
 
@@ -848,13 +844,13 @@ int pbid_cmd_record(int argc, char** argv) {
     switch (c) {
       case 'o': o.output = optarg; break;
       case 'F':
-        if (!ParseU64(optarg, &o.freq))
-          return UsageError("record", "bad -F value");
+        if (!ParseUnsigned(optarg, 1, kMaxFreq, &o.freq))
+          return UsageError("record", BadNumber("-F", optarg, 1, kMaxFreq));
         have_freq = true;
         break;
       case 'c':
-        if (!ParseU64(optarg, &o.period))
-          return UsageError("record", "bad -c value");
+        if (!ParseUnsigned(optarg, 1, kMaxPeriod, &o.period))
+          return UsageError("record", BadNumber("-c", optarg, 1, kMaxPeriod));
         break;
       case 'g': o.callchain = true; break;
       case 'e':
@@ -866,14 +862,15 @@ int pbid_cmd_record(int argc, char** argv) {
         break;
       case 'a': o.all_cpus = true; break;
       case 'p': {
-        if (!ParseU64(optarg, &v))
-          return UsageError("record", "bad -p value");
+        if (!ParseUnsigned(optarg, 1, INT32_MAX, &v))
+          return UsageError("record", BadNumber("-p", optarg, 1, INT32_MAX));
         o.pid = static_cast<pid_t>(v);
         break;
       }
       case 'm':
-        if (!ParseU64(optarg, &v) || (v & (v - 1)) != 0) {
-          return UsageError("record", "-m needs a power of two");
+        if (!ParseUnsigned(optarg, 1, kMaxPages, &v) || (v & (v - 1)) != 0) {
+          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) +
+                                          ", a power of two");
         }
         o.pages = v;
         break;

@@ -89,5 +89,27 @@ TEST(MisuseTest, RecordMovesPreviousFileToOld) {
   unlink((out + ".old").c_str());
 }
 
+// Every number on the command line is parsed strictly, in its range: a usage error (exit 2),
+// never a silently different value (negative -F, a pid cast to 32 bits, an overflowing -m).
+TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
+  std::string out = TempPath("numbers.data");
+  const char* const kRecordArgs[] = {
+      "-F -5",    "-F 0",  "-F ''", "-F 1x",  "-F ' 5'", "-F 99999999999999999999",
+      "-c -1",    "-c 0",  "-c 9223372036854775808",     "-p 4294967297",
+      "-p -1",    "-p ''", "-m 0",  "-m 3",   "-m -4",   "-m 4611686018427387904"};
+  for (const char* args : kRecordArgs) {
+    bool pid = strncmp(args, "-p", 2) == 0;
+    ToolRun r = RunTool("record -q -o " + out + " " + args + (pid ? "" : " -- true"), "", 10);
+    EXPECT_EQ(2, r.status) << "record " << args << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("Try 'perf-buildid record --help'"))
+        << "record " << args << ": " << r.output;
+  }
+  for (const char* args : {"-p ''", "-p 99999999999999999999", "-p 1x", "-p 4294967297"}) {
+    ToolRun r = RunTool(std::string("maps -i /nonexistent ") + args);
+    EXPECT_EQ(2, r.status) << "maps " << args << ": " << r.output;
+  }
+  unlink(out.c_str());
+}
+
 }  // namespace
 }  // namespace pbid
