@@ -23,11 +23,7 @@ std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& pa
   auto r =
       path == "-" ? PerfDataReader::FromStream(STDIN_FILENO, "stdin") : PerfDataReader::Open(path);
   if (!r.ok()) {
-    Error e = r.error();
-    // Errors from inside the file name the field; say which file too.
-    if (e.field != path)
-      e.field = path + ": " + e.field;
-    PrintError(cmd, e);
+    PrintError(cmd, r.error().ToStringIn(path));
     return nullptr;
   }
   return std::move(*r);

@@ -80,13 +80,13 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
         printf("%s %s\n", ids[name].ToHex().c_str(), name.c_str());
       }
     }
-    return kExitOk;
+    return FinishOutput("buildid-list");
   }
 
   Session session(*reader);
   Status st = session.Process();
   if (!st.ok()) {
-    PrintError("buildid-list", input + ": " + st.error().ToString());
+    PrintError("buildid-list", st.error().ToStringIn(input));
     return kExitBadInput;
   }
   for (const Dso& d : session.dsos()) {
@@ -99,5 +99,5 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
       printf("%s %s\n", d.build_id->ToHex().c_str(), d.path.c_str());
     }
   }
-  return kExitOk;
+  return FinishOutput("buildid-list");
 }

@@ -112,7 +112,7 @@ int pbid_cmd_maps(int argc, char** argv) {
   Session session(*reader);
   Status st = session.Process();
   if (!st.ok()) {
-    PrintError("maps", input + ": " + st.error().ToString());
+    PrintError("maps", st.error().ToStringIn(input));
     return kExitBadInput;
   }
   bool first = true;
@@ -140,5 +140,5 @@ int pbid_cmd_maps(int argc, char** argv) {
   }
   if (json)
     printf("%s]\n", first ? "" : "\n");
-  return kExitOk;
+  return FinishOutput("maps");
 }

@@ -269,10 +269,10 @@ int pbid_cmd_script(int argc, char** argv) {
   Status st = session.Process(on_sample, on_record);
   fflush(stdout);
   if (!st.ok()) {
-    PrintError("script", input + ": " + st.error().ToString());
+    PrintError("script", st.error().ToStringIn(input));
     return kExitBadInput;
   }
-  return kExitOk;
+  return FinishOutput("script");
 }
 
 int pbid_cmd_dump(int argc, char** argv) {
@@ -312,7 +312,7 @@ int pbid_cmd_dump(int argc, char** argv) {
     auto d = Describe(r, attr);
     if (!d.ok()) {
       fflush(stdout);
-      PrintError("dump", input + ": " + d.error().ToString());
+      PrintError("dump", d.error().ToStringIn(input));
       return kExitBadInput;
     }
     auto sid = ParseSampleId(r, attr);
@@ -324,5 +324,5 @@ int pbid_cmd_dump(int argc, char** argv) {
     }
     printf("%" PRIu64 " 0x%" PRIx64 " [0x%x]: %s\n", t, r.offset, r.header.size, d->c_str());
   }
-  return kExitOk;
+  return FinishOutput("dump");
 }

@@ -111,5 +111,35 @@ TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
   unlink(out.c_str());
 }
 
+// Output redirected to a full device: exit 1 with a message, as perf, not 0 with nothing
+// written.
+TEST(MisuseTest, WriteErrorOnStdoutFails) {
+  EventAttr a = Attr({1});
+  std::string path = WriteData("full.data", a,
+                               {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+                                BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {
+    ToolRun r = RunTool(std::string(cmd) + " -i " + path, " >/dev/full");
+    EXPECT_EQ(1, r.status) << cmd << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("No space left on device")) << cmd << ": "
+                                                                          << r.output;
+    EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
+  }
+  unlink(path.c_str());
+}
+
+// An error names the input file once (report used to say "/x: /x: cannot open").
+TEST(MisuseTest, ErrorsNameThePathOnce) {
+  const std::string missing = "/nonexistent/pbid-missing.data";
+  for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report"}) {
+    ToolRun r = RunTool(std::string(cmd) + " -i " + missing);
+    EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
+    size_t first = r.output.find(missing);
+    EXPECT_NE(std::string::npos, first) << cmd << ": " << r.output;
+    EXPECT_EQ(std::string::npos, r.output.find(missing, first + 1)) << cmd << ": " << r.output;
+    EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace pbid
