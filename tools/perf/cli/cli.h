@@ -36,6 +36,9 @@ std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& pa
 int PrintHelp(const char* text);
 // Prints "usage" hint to stderr and returns kExitUsage.
 int UsageError(const char* cmd, const std::string& message);
+// The usage error for what getopt (with opterr = 0) rejected: an unknown option or one
+// missing its value.
+int BadOption(const char* cmd, const char* arg);
 
 std::string FormatTime(uint64_t ns);  // "608.725679"
 

@@ -40,6 +40,10 @@ int UsageError(const char* cmd, const std::string& message) {
   return kExitUsage;
 }
 
+int BadOption(const char* cmd, const char* arg) {
+  return UsageError(cmd, std::string("unknown option or missing value: '") + arg + "'");
+}
+
 std::string FormatTime(uint64_t ns) {
   char buf[40];
   snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, static_cast<uint64_t>(ns / 1000000000ULL),

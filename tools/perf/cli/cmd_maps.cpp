@@ -88,6 +88,7 @@ int pbid_cmd_maps(int argc, char** argv) {
   bool have_pid = false;
   int64_t pid = 0;
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   while ((c = getopt_long(argc, argv, "+i:p:h", kOpts, nullptr)) != -1) {
     switch (c) {
@@ -100,7 +101,7 @@ int pbid_cmd_maps(int argc, char** argv) {
         have_pid = true;
         break;
       case 'h': return PrintHelp(kHelp);
-      default: return UsageError("maps", "unknown option");
+      default: return BadOption("maps", argv[optind - 1]);
     }
   }
   if (optind != argc) {

@@ -838,6 +838,7 @@ int pbid_cmd_record(int argc, char** argv) {
   Options o;
   bool have_freq = false;
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   uint64_t v;
   while ((c = getopt_long(argc, argv, "+o:F:c:ge:ap:m:qh", kOpts, nullptr)) != -1) {
@@ -877,7 +878,7 @@ int pbid_cmd_record(int argc, char** argv) {
       case 'q': o.quiet = true; break;
       case 'B': o.no_buildid_attr = true; break;
       case 'h': return PrintHelp(kHelp);
-      default: return UsageError("record", "unknown option");
+      default: return BadOption("record", argv[optind - 1]);
     }
   }
   for (int i = optind; i < argc; i++)

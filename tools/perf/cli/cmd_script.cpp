@@ -193,13 +193,14 @@ bool ParseCommon(const char* cmd, const char* help, int argc, char** argv, std::
                           {"help", no_argument, nullptr, 'h'},
                           {nullptr, 0, nullptr, 0}};
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   while ((c = getopt_long(argc, argv, "+i:h", kOpts, nullptr)) != -1) {
     switch (c) {
       case 'i': *input = optarg; break;
       case 'f': *flag = true; break;
       case 'h': *exit_code = PrintHelp(help); return false;
-      default: *exit_code = UsageError(cmd, "unknown option"); return false;
+      default: *exit_code = BadOption(cmd, argv[optind - 1]); return false;
     }
   }
   if (optind != argc) {

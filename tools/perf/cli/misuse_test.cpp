@@ -141,5 +141,16 @@ TEST(MisuseTest, ErrorsNameThePathOnce) {
   }
 }
 
+// An unknown option is one error line and one hint, not getopt's line on top of ours.
+TEST(MisuseTest, UnknownOptionIsTwoLines) {
+  for (const char* cmd : {"record", "maps", "script", "dump", "buildid-list", "report"}) {
+    ToolRun r = RunTool(std::string(cmd) + " --bogus-option");
+    EXPECT_EQ(2, r.status) << cmd << ": " << r.output;
+    EXPECT_EQ(2u, Lines(r.output)) << cmd << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("--bogus-option")) << cmd << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("--help")) << cmd << ": " << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace pbid
