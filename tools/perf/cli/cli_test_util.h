@@ -5,6 +5,7 @@
 #ifndef PBID_CLI_CLI_TEST_UTIL_H_
 #define PBID_CLI_CLI_TEST_UTIL_H_
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +105,27 @@ inline std::string ReadAll(const std::string& path) {
 
 inline size_t Lines(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Writes a file with several events; WriteData covers the one-event case.
+inline std::string WriteEvents(const char* name, const std::vector<EventAttr>& attrs,
+                        const std::vector<RecordBytes>& recs) {
+  std::string path = TempPath(name);
+  auto w = PerfDataWriter::Create(path, attrs);
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : recs)
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  Status s = (*w)->Finish(Features());
+  EXPECT_TRUE(s.ok()) << s.error().ToString();
+  return path;
+}
+
+// Overwrites the u64 at `off` of a file (the writer never produces the broken headers).
+inline void PatchU64(const std::string& path, off_t off, uint64_t v) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(8, pwrite(fd, &v, 8, off));
+  close(fd);
 }
 
 }  // namespace pbid::clitest

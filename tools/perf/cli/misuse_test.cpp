@@ -152,5 +152,26 @@ TEST(MisuseTest, UnknownOptionIsTwoLines) {
   }
 }
 
+// A sample whose id no event owns cannot be decoded by any event's layout. It used to be
+// dropped silently with exit 0; perf fails with "failed to process type". Now every such record
+// is counted and the command fails, naming the count, the first id and its offset.
+TEST(MisuseTest, RecordsOfNoKnownEventFail) {
+  EventAttr a = Attr({1}), b = Attr({2});
+  std::string path =
+      WriteEvents("unknown-id.data", {a, b},
+                  {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+                   BuildSample(Sample(0x400100, 10, 1), {}, a),
+                   BuildSample(Sample(0x400100, 10, 7), {}, a),
+                   BuildSample(Sample(0x400100, 10, 7), {}, a)});
+  for (const char* cmd : {"maps", "script", "buildid-list -H", "report --no-debuginfod"}) {
+    ToolRun r = RunTool(std::string(cmd) + " -i " + path);
+    EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("2 records carry an event id")) << cmd << ": "
+                                                                               << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("id 7")) << cmd << ": " << r.output;
+  }
+  unlink(path.c_str());
+}
+
 }  // namespace
 }  // namespace pbid

@@ -177,11 +177,19 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
 
   // Pass 2, time order.
   auto records = reader_.records();
+  uint64_t first_unknown = 0, first_unknown_id = 0;
   for (const Entry& e : order) {
     RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
     (void)records;
     stats_.records++;
     const EventAttr* attr = reader_.AttrForRecord(r);
+    if (attr == nullptr) {
+      if (stats_.unknown_id++ == 0) {
+        first_unknown = r.offset;
+        first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
+      }
+      continue;
+    }
     switch (r.header.type) {
       case PERF_RECORD_MMAP:
       case PERF_RECORD_MMAP2: {
@@ -280,8 +288,6 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
         break;
       }
       case PERF_RECORD_SAMPLE: {
-        if (attr == nullptr)
-          break;
         auto s = ParseSample(r, *attr);
         if (!s.ok())
           return AtRecord(s.error(), r);
@@ -302,6 +308,12 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
     }
     if (on_record)
       on_record(r, attr);
+  }
+  if (stats_.unknown_id > 0) {
+    return Error("record.id", first_unknown,
+                 std::to_string(stats_.unknown_id) +
+                     " records carry an event id that no event in the header owns (first: id " +
+                     std::to_string(first_unknown_id) + ")");
   }
   return Ok();
 }

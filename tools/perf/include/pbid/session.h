@@ -73,6 +73,7 @@ struct SampleContext {
 struct SessionStats {
   uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
   uint64_t throttle = 0, bad_records = 0;
+  uint64_t unknown_id = 0;  // records whose event id no attr owns (Process() then fails)
   std::map<BuildIdSource, uint64_t> mappings_by_source;
 };
 
@@ -81,7 +82,9 @@ class Session {
   explicit Session(const PerfDataReader& reader) : reader_(reader) {}
 
   // Replays all records. A record that fails to decode stops processing with an error naming
-  // its offset; everything up to it has been delivered.
+  // its offset; everything up to it has been delivered. Records whose event id no attr owns
+  // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
+  // and the first one (perf stops on them with "failed to process type").
   // on_record, if given, sees every record (after the session handled it) in time order.
   Status Process(
       const std::function<void(const SampleContext&)>& on_sample = nullptr,
