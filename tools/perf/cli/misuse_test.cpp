@@ -173,5 +173,31 @@ TEST(MisuseTest, RecordsOfNoKnownEventFail) {
   unlink(path.c_str());
 }
 
+// Files perf refuses: events that disagree on sample_id_all (the sample_id block of every
+// non-sample record becomes ambiguous), a data section over the header, and a header saying
+// 0 bytes of data, which is what a recorder killed before its first checkpoint leaves.
+TEST(MisuseTest, FilesPerfRefusesAreRejected) {
+  EventAttr a = Attr({1}), b = Attr({2});
+  b.attr.sample_id_all = 0;
+  std::vector<RecordBytes> recs = {BuildSample(Sample(0x400100, 10, 1), {}, a)};
+  std::string mismatch = WriteEvents("id-all.data", {a, b}, recs);
+  std::string at_zero = WriteData("data-at-zero.data", a, recs);
+  PatchU64(at_zero, 40, 0);  // header.data.offset
+  std::string empty = WriteData("data-size-zero.data", a, recs);
+  PatchU64(empty, 48, 0);  // header.data.size
+  struct Case {
+    std::string path, want;
+  } cases[] = {{mismatch, "sample_id_all"},
+               {at_zero, "overlaps the file header"},
+               {empty, "was the recording terminated properly"}};
+  for (const Case& c : cases) {
+    ToolRun r = RunTool("maps -i " + c.path);
+    EXPECT_EQ(3, r.status) << c.want << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find(c.want)) << r.output;
+    EXPECT_EQ(1u, Lines(r.output)) << r.output;
+    unlink(c.path.c_str());
+  }
+}
+
 }  // namespace
 }  // namespace pbid

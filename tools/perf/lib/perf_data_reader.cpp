@@ -205,6 +205,16 @@ Status PerfDataReader::ParseFileHeader() {
   if (!InFile(data_off_, data_size_, size_)) {
     return OutsideFile("header.data", 40, data_off_, data_size_, size_);
   }
+  if (data_size_ == 0) {
+    // What a recorder killed before its first checkpoint leaves; perf asks the same.
+    return Error("header.data.size", 48,
+                 "data size is 0: was the recording terminated properly?");
+  }
+  if (data_off_ < kFileHeaderSize) {
+    return Error("header.data.offset", 40,
+                 "data section at " + std::to_string(data_off_) + " overlaps the file header (" +
+                     std::to_string(kFileHeaderSize) + " bytes)");
+  }
   uint64_t n = attrs_size / attr_size;
   if (n == 0)
     return Error("header.attrs.size", 32, "file has no events");
@@ -245,6 +255,9 @@ Status PerfDataReader::ParseFileHeader() {
     }
     for (uint64_t j = 0; j < ids_size / 8; j++)
       ea.ids.push_back(br.U64At(ids_off + 8 * j));
+    Status same = SameSampleIdAll(ea, field, off);
+    if (!same.ok())
+      return same;
     attrs_.push_back(std::move(ea));
   }
   return Ok();
@@ -294,6 +307,9 @@ Status PerfDataReader::WalkRecords() {
         ea.attr = *attr;
         for (uint64_t p = 8 + asz; p + 8 <= h->size; p += 8)
           ea.ids.push_back(rb.U64At(p));
+        Status same = SameSampleIdAll(ea, "data.header_attr", off + 8);
+        if (!same.ok())
+          return same;
         attrs_.push_back(std::move(ea));
       } else if (h->type == 80 /* PERF_RECORD_HEADER_FEATURE */ && h->size >= 16) {
         uint64_t bit = rb.U64At(8);
@@ -462,6 +478,18 @@ std::pair<const uint8_t*, size_t> PerfDataReader::FeatureBytes(int bit) const {
   if (!HasFeature(bit))
     return {nullptr, 0};
   return {base_ + feat_sections_[bit].first, feat_sections_[bit].second};
+}
+
+// Every non-sample record ends in a sample_id block whose size depends on its event, and the
+// event is found through that block: events that disagree on sample_id_all make it ambiguous
+// (perf: "non matching sample_id_all").
+Status PerfDataReader::SameSampleIdAll(const EventAttr& ea, const std::string& field,
+                                       uint64_t attr_off) const {
+  if (attrs_.empty() || ea.attr.sample_id_all == attrs_[0].attr.sample_id_all)
+    return Ok();
+  return Error(field + ".sample_id_all", attr_off + 40,
+               "events disagree on sample_id_all (" + std::to_string(ea.attr.sample_id_all) +
+                   " here, " + std::to_string(attrs_[0].attr.sample_id_all) + " in the first)");
 }
 
 const EventAttr* PerfDataReader::AttrForId(uint64_t id) const {

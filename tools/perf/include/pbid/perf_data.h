@@ -127,6 +127,7 @@ class PerfDataReader {
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
   Status WalkRecords();
+  Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
 
   const uint8_t* base_ = nullptr;
