@@ -199,5 +199,31 @@ TEST(MisuseTest, FilesPerfRefusesAreRejected) {
   }
 }
 
+// Records the tool writes itself (type 64 and up) carry no sample_id block: dump used to
+// decode their last bytes as one and printed garbage timestamps.
+TEST(MisuseTest, DumpPrintsNoTimeForUserRecords) {
+  EventAttr a = Attr({1});
+  // A name that fills the record's tail, where a sample_id block would be.
+  std::string name = "/" + std::string(126, 'a');
+  std::string path = WriteData(
+      "user-records.data", a,
+      {BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, *BuildId::FromHex(kBuildIdHex), name),
+       BuildEmptyRecord(kRecordFinishedRound)});
+  ToolRun r = RunTool("dump --no-hex -i " + path);
+  unlink(path.c_str());
+  ASSERT_EQ(0, r.status) << r.output;
+  std::istringstream in(r.output);
+  std::string line;
+  int user = 0;
+  while (std::getline(in, line)) {
+    if (line.find(": PERF_RECORD_HEADER_BUILD_ID") == std::string::npos &&
+        line.find(": PERF_RECORD_FINISHED_ROUND") == std::string::npos)
+      continue;
+    user++;
+    EXPECT_EQ(0u, line.rfind("0 0x", 0)) << line;
+  }
+  EXPECT_EQ(2, user) << r.output;
+}
+
 }  // namespace
 }  // namespace pbid
