@@ -225,5 +225,21 @@ TEST(MisuseTest, DumpPrintsNoTimeForUserRecords) {
   EXPECT_EQ(2, user) << r.output;
 }
 
+// "Total Lost Samples" is perf's count of PERF_RECORD_LOST_SAMPLES; events lost in the ring
+// buffer (PERF_RECORD_LOST) are another count.
+TEST(MisuseTest, ReportLostSamplesExcludeLostEvents) {
+  EventAttr a = Attr({1});
+  LostRecord l;
+  l.id = 1;
+  l.lost = 1455;
+  l.sample_id.id = 1;
+  std::string path = WriteData("lost.data", a,
+                               {BuildLost(l, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path);
+  unlink(path.c_str());
+  ASSERT_EQ(0, r.status) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("# Total Lost Samples: 0\n")) << r.output;
+}
+
 }  // namespace
 }  // namespace pbid

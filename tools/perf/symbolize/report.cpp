@@ -446,7 +446,9 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     return st.error();
   if (!failed.ok())
     return failed.error();
-  cov.lost = im.session->stats().lost + im.session->stats().lost_samples;
+  // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
+  // overruns, a count of events, not of samples.
+  cov.lost = im.session->stats().lost_samples;
   if (im.pprof && last_time > first_time) {
     im.pprof->SetTime(0, static_cast<int64_t>(last_time - first_time));
   }
