@@ -52,6 +52,25 @@ perf-buildid: deps
 unit-test: perf-buildid
 	@ctest --test-dir $(BUILD)/perf --output-on-failure
 
+.PHONY: fuzz-build fuzz fuzz-smoke
+
+# libFuzzer targets (clang-14, ASan, UBSan) in build/fuzz. `make fuzz` runs each target for
+# FUZZ_SECONDS on the seed corpus in tools/perf/fuzz/corpus; fuzz-smoke (in check) runs each
+# for FUZZ_SMOKE_SECONDS. See Documentation/perf-buildid-fuzzing.md.
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 5
+fuzz-build: deps
+	@$(CCACHE_ENV) CC=clang-14 CXX=clang++-14 cmake -S tools/perf -B $(BUILD)/fuzz \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPBID_FUZZ=ON -DPBID_BIN_DIR=$(BUILD)/fuzz/bin \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+	@$(CCACHE_ENV) cmake --build $(BUILD)/fuzz -j2 --target pbid_fuzz
+
+fuzz: fuzz-build
+	@tools/perf/fuzz/run.sh $(BUILD)/fuzz/fuzz $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	@tools/perf/fuzz/run.sh --smoke $(BUILD)/fuzz/fuzz $(FUZZ_SMOKE_SECONDS)
+
 # The selftests on the machine's own kernel, built against 6.12's harness and headers.
 # Informational: not part of check's verdict (the host kernel may have known bugs).
 selftests-host: deps

@@ -20,6 +20,8 @@ PKGS=(
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
 	linux-perf golang-go elfutils binutils
+	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes
+	clang-14 libclang-rt-14-dev
 )
 
 need=()
