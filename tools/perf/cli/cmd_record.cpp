@@ -69,7 +69,9 @@ const char kHelp[] =
     "    without one, and those whose file could not be read (unreadable).\n"
     "\n"
     "OPTIONS\n"
-    "    -o, --output FILE     output file (default: perf.data)\n"
+    "    -o, --output FILE     output file (default: perf.data); a non-empty FILE is kept\n"
+    "                          as FILE.old. '-' streams pipe-mode perf.data to stdout\n"
+    "                          (perf record -o -) and sends COMMAND's stdout to stderr\n"
     "    -F, --freq HZ         sample at HZ per second (default: 4000, capped at\n"
     "                          kernel.perf_event_max_sample_rate)\n"
     "    -c, --count PERIOD    sample every PERIOD events (nanoseconds for the clocks)\n"
@@ -219,6 +221,7 @@ class Recorder {
   int StartChild();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
+  bool to_stdout() const { return opt_.output == "-"; }
 
   Options opt_;
   int argc_;
@@ -276,6 +279,9 @@ int Recorder::StartChild() {
   if (pid == 0) {
     close(go[1]);
     close(err[0]);
+    // Our stdout is the perf.data stream: the command writes to stderr instead, as in perf.
+    if (to_stdout() && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+      _exit(127);
     char c;
     // Wait until the events are open: exec then enables them (enable_on_exec).
     if (read(go[0], &c, 1) != 1)
@@ -695,7 +701,8 @@ int Recorder::Run() {
     return rc;
   }
   std::vector<EventAttr> attrs{attr_};
-  auto w = PerfDataWriter::Create(opt_.output, attrs);
+  auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
+                       : PerfDataWriter::Create(opt_.output, attrs);
   if (!w.ok()) {
     PrintError("record", w.error());
     kill_child();
@@ -736,7 +743,7 @@ int Recorder::Run() {
     }
   }
   // A recording exists now: the previous file becomes FILE.old and this one takes its name.
-  s = BackupOld(opt_.output);
+  s = to_stdout() ? Ok() : BackupOld(opt_.output);
   if (s.ok())
     s = writer_->Publish();
   if (!s.ok()) {

@@ -241,5 +241,23 @@ TEST(MisuseTest, ReportLostSamplesExcludeLostEvents) {
   EXPECT_NE(std::string::npos, r.output.find("# Total Lost Samples: 0\n")) << r.output;
 }
 
+// record -o - streams pipe-mode perf.data to stdout, as perf record -o - does, instead of
+// creating a file named "-".
+TEST(MisuseTest, RecordToStdoutStreamsPipeMode) {
+  std::string dir = TempPath("stdout-dir");
+  ASSERT_EQ(0, system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()));
+  std::string stream = dir + "/stream.data";
+  ToolRun r = RunTool("record -q -o - -- true > " + stream + "; cd " + dir + " && ls");
+  EXPECT_EQ(0, r.status) << r.output;
+  EXPECT_EQ("stream.data\n", r.output) << "record created a file named '-'?";
+  auto reader = PerfDataReader::Open(stream);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  EXPECT_TRUE((*reader)->pipe_mode());
+  EXPECT_GE((*reader)->record_count(), 2u);
+  ToolRun maps = RunTool("maps -i - < " + stream);
+  EXPECT_EQ(0, maps.status) << maps.output;
+  ASSERT_EQ(0, system(("rm -rf " + dir).c_str()));
+}
+
 }  // namespace
 }  // namespace pbid

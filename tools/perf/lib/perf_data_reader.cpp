@@ -311,6 +311,19 @@ Status PerfDataReader::WalkRecords() {
         if (!same.ok())
           return same;
         attrs_.push_back(std::move(ea));
+      } else if (h->type == kRecordHeaderBuildId) {
+        // perf writes the build-id table of a pipe-mode stream as these records.
+        auto b = ParseHeaderBuildId(RecordView{*h, base_ + off, off, swap_});
+        if (!b.ok()) {
+          Error e = b.error();
+          e.field = "data." + e.field;
+          return e;
+        }
+        if (!features_.build_ids)
+          features_.build_ids.emplace();
+        features_.build_ids->push_back(
+            BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask), b->build_id,
+                         std::string(b->filename)});
       } else if (h->type == 80 /* PERF_RECORD_HEADER_FEATURE */ && h->size >= 16) {
         uint64_t bit = rb.U64At(8);
         if (bit < kFeatBits) {

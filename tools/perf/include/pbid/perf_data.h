@@ -156,6 +156,12 @@ class PerfDataWriter {
   // attrs must carry their final ids (the kernel's PERF_EVENT_IOC_ID) and names.
   static Result<std::unique_ptr<PerfDataWriter>> Create(const std::string& path,
                                                         std::vector<EventAttr> attrs);
+  // Pipe mode, as perf record -o -: the 16-byte pipe header and one HEADER_ATTR record per
+  // event, then the records as they come; Finish() appends the build-id table as
+  // HEADER_BUILD_ID records and the other features as HEADER_FEATURE records. The stream
+  // never seeks, so fd may be a pipe; it is not closed. `name` names it in errors.
+  static Result<std::unique_ptr<PerfDataWriter>> CreatePipe(int fd, const std::string& name,
+                                                            std::vector<EventAttr> attrs);
   ~PerfDataWriter();
   PerfDataWriter(const PerfDataWriter&) = delete;
   PerfDataWriter& operator=(const PerfDataWriter&) = delete;
@@ -189,6 +195,7 @@ class PerfDataWriter {
   int fd_ = -1;
   std::string path_;
   std::string tmp_path_;  // until published
+  bool pipe_ = false;     // sequential writes to a stream we do not own
   std::vector<EventAttr> attrs_;
   uint64_t attrs_off_ = 0, data_off_ = 0, data_size_ = 0;
   std::vector<uint8_t> buf_;
