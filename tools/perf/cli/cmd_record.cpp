@@ -86,7 +86,9 @@ const char kHelp[] =
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
-    "    0  the file was written (COMMAND's own exit status is reported, not returned)\n"
+    "    With COMMAND, once the file is written: COMMAND's exit status (128+N if signal N\n"
+    "    killed it, 0 if it died of the SIGINT/SIGTERM that stopped the recording), as perf.\n"
+    "    0  the file was written (-a, -p)\n"
     "    1  recording failed: events could not be opened, COMMAND could not run, write error\n"
     "    2  bad command line\n"
     "\n"
@@ -823,6 +825,12 @@ int Recorder::Run() {
               WTERMSIG(child_status));
     }
   }
+  // As perf: the command's own status, so that a script sees it fail. A command that dies of
+  // the SIGINT/SIGTERM that stopped us (or of our SIGTERM/SIGKILL) did what was asked.
+  if (child_done && WIFEXITED(child_status))
+    return WEXITSTATUS(child_status);
+  if (child_done && WIFSIGNALED(child_status) && !g_stop)
+    return 128 + WTERMSIG(child_status);
   return kExitOk;
 }
 

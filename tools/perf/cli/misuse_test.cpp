@@ -259,5 +259,19 @@ TEST(MisuseTest, RecordToStdoutStreamsPipeMode) {
   ASSERT_EQ(0, system(("rm -rf " + dir).c_str()));
 }
 
+// record returns the workload's exit status, as perf does, so that scripts see a failing
+// command.
+TEST(MisuseTest, RecordReturnsTheCommandsStatus) {
+  std::string out = TempPath("status.data");
+  ToolRun r = RunTool("record -q -o " + out + " -- sh -c 'exit 7'");
+  EXPECT_EQ(7, r.status) << r.output;
+  auto reader = PerfDataReader::Open(out);
+  EXPECT_TRUE(reader.ok()) << "the recording is still written";
+  r = RunTool("record -q -o " + out + " -- true");
+  EXPECT_EQ(0, r.status) << r.output;
+  unlink(out.c_str());
+  unlink((out + ".old").c_str());
+}
+
 }  // namespace
 }  // namespace pbid
