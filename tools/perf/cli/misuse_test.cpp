@@ -5,7 +5,9 @@
 // the real binary; exit status and messages are only visible from outside.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -271,6 +273,62 @@ TEST(MisuseTest, RecordReturnsTheCommandsStatus) {
   EXPECT_EQ(0, r.status) << r.output;
   unlink(out.c_str());
   unlink((out + ".old").c_str());
+}
+
+// `-i -` checks the stream as it arrives: zeros (or a valid pipe header followed by garbage)
+// are rejected at once, while the writer is still writing, instead of after reading
+// everything into memory (3 GB of zeros ended in std::bad_alloc).
+TEST(MisuseTest, StdinIsValidatedWhileStreaming) {
+  std::vector<uint8_t> pipe_header = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16, 0, 0, 0, 0, 0, 0, 0};
+  struct Case {
+    std::vector<uint8_t> prefix;
+    const char* want;
+  } cases[] = {{{}, "not a perf.data file"}, {pipe_header, "smaller than its header"}};
+  for (const Case& c : cases) {
+    int in[2], out[2];
+    ASSERT_EQ(0, pipe(in));
+    ASSERT_EQ(0, pipe(out));
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      dup2(in[0], STDIN_FILENO);
+      dup2(out[1], STDOUT_FILENO);
+      dup2(out[1], STDERR_FILENO);
+      close(in[1]);
+      close(out[0]);
+      execl(PBID_PERF_BUILDID, PBID_PERF_BUILDID, "maps", "-i", "-", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    signal(SIGPIPE, SIG_IGN);
+    // Never closed before the check: a reader that waits for the end never answers.
+    std::vector<uint8_t> chunk(c.prefix);
+    chunk.resize(1 << 16, 0);
+    ssize_t w = write(in[1], chunk.data(), chunk.size());
+    EXPECT_GT(w, 0);
+    int status = 0;
+    bool exited = false;
+    for (int t = 0; t < 5000 && !exited; t += 20) {
+      exited = waitpid(pid, &status, WNOHANG) == pid;
+      if (!exited)
+        usleep(20 * 1000);
+    }
+    if (!exited) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+    close(in[1]);
+    std::string output;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof(buf))) > 0)
+      output.append(buf, static_cast<size_t>(n));
+    close(out[0]);
+    EXPECT_TRUE(exited) << "maps -i - still reading 5 s after " << c.want;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << status << ": " << output;
+    EXPECT_NE(std::string::npos, output.find(c.want)) << output;
+  }
 }
 
 }  // namespace

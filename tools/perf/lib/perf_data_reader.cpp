@@ -121,9 +121,14 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<ui
 }
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
-                                                                   const std::string& name) {
+                                                                   const std::string& name,
+                                                                   uint64_t max_bytes) {
+  // Checked as it arrives: the magic and header size once 16 bytes are in, then (pipe mode)
+  // each record header, so that garbage fails at once instead of after reading it all.
   std::vector<uint8_t> bytes;
   uint8_t buf[1 << 16];
+  bool header_checked = false, pipe = false, swap = false;
+  uint64_t next = kPipeHeaderSize;  // offset of the next record header in a pipe stream
   while (true) {
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR)
@@ -132,7 +137,44 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
       return Error::Sys(name, errno, "read failed");
     if (n == 0)
       break;
+    if (bytes.size() + static_cast<uint64_t>(n) > max_bytes) {
+      return Error(name, "input larger than " + std::to_string(max_bytes) +
+                             " bytes; save it to a file and read that");
+    }
     bytes.insert(bytes.end(), buf, buf + n);
+    if (!header_checked && bytes.size() >= kPipeHeaderSize) {
+      Status s = CheckMagic(bytes.data(), &swap);
+      if (!s.ok())
+        return s.error();
+      ByteReader br(bytes.data(), bytes.size(), swap);
+      uint64_t hsize = br.U64At(8);
+      if (hsize != kPipeHeaderSize && hsize != kFileHeaderSize) {
+        return Error("header.size", 8,
+                     "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
+      }
+      pipe = hsize == kPipeHeaderSize;
+      header_checked = true;
+    }
+    while (pipe && next + 8 <= bytes.size()) {
+      ByteReader rb(bytes.data() + next, bytes.size() - next, swap, next);
+      uint32_t type = rb.U32At(0);
+      uint16_t size = rb.U16At(6);
+      if (size < 8) {
+        return Error("data.record.header.size", next + 6,
+                     "record size " + std::to_string(size) + " smaller than its header");
+      }
+      if (next + size > bytes.size())
+        break;
+      uint64_t payload = 0;
+      if ((type == kRecordAuxtrace && size >= 16) ||
+          (type == kRecordHeaderTracingData && size >= 12))
+        payload = TrailingPayload(ByteReader(bytes.data() + next, size, swap), type);
+      if (payload > max_bytes) {
+        pipe = false;  // FromBytes names the record at the end; stop walking here
+        break;
+      }
+      next += size + payload;  // no overflow: both are bounded
+    }
   }
   return FromBytes(std::move(bytes));
 }
@@ -142,22 +184,29 @@ PerfDataReader::~PerfDataReader() {
     munmap(const_cast<uint8_t*>(base_), size_);
 }
 
-Status PerfDataReader::Validate() {
-  if (size_ < kPipeHeaderSize) {
-    return Error("header.magic", 0,
-                 "file of " + std::to_string(size_) + " bytes is too small for a perf.data header");
-  }
+Status PerfDataReader::CheckMagic(const uint8_t* p, bool* swap) {
   uint64_t magic;
-  memcpy(&magic, base_, 8);
+  memcpy(&magic, p, 8);
   if (magic == kMagic) {
-    swap_ = false;
+    *swap = false;
   } else if (magic == internal::Swap64(kMagic)) {
-    swap_ = true;
+    *swap = true;
   } else if (magic == kMagicV1 || magic == internal::Swap64(kMagicV1)) {
     return Error("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
   } else {
     return Error("header.magic", 0, "not a perf.data file (no PERFILE2 magic)");
   }
+  return Ok();
+}
+
+Status PerfDataReader::Validate() {
+  if (size_ < kPipeHeaderSize) {
+    return Error("header.magic", 0,
+                 "file of " + std::to_string(size_) + " bytes is too small for a perf.data header");
+  }
+  Status magic = CheckMagic(base_, &swap_);
+  if (!magic.ok())
+    return magic;
   ByteReader br(base_, size_, swap_);
   uint64_t hsize = br.U64At(8);
   if (hsize == kPipeHeaderSize) {

@@ -71,9 +71,13 @@ class PerfDataReader {
   static Result<std::unique_ptr<PerfDataReader>> Open(const std::string& path);
   // Same validation over bytes in memory (tests, pipes read to memory).
   static Result<std::unique_ptr<PerfDataReader>> FromBytes(std::vector<uint8_t> bytes);
-  // Reads `fd` to its end (a pipe-mode stream, `-i -`), then validates like FromBytes. `name`
-  // (e.g. "stdin") names the input in read errors. fd is not closed.
-  static Result<std::unique_ptr<PerfDataReader>> FromStream(int fd, const std::string& name);
+  // Reads `fd` to its end (a pipe-mode stream, `-i -`), then validates like FromBytes. The
+  // magic, the header size and each pipe-mode record header are checked as they arrive, and
+  // at most max_bytes are held: bad input fails before the writer is done. `name` (e.g.
+  // "stdin") names the input in read errors. fd is not closed.
+  static constexpr uint64_t kMaxStreamBytes = uint64_t{2} << 30;
+  static Result<std::unique_ptr<PerfDataReader>> FromStream(int fd, const std::string& name,
+                                                            uint64_t max_bytes = kMaxStreamBytes);
 
   ~PerfDataReader();
   PerfDataReader(const PerfDataReader&) = delete;
@@ -121,6 +125,7 @@ class PerfDataReader {
 
  private:
   PerfDataReader() = default;
+  static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes
   Status Validate();
   Status ParseFileHeader();
   Status ParsePipeStream();
