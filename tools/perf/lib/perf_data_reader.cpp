@@ -211,19 +211,34 @@ Status PerfDataReader::Validate() {
   uint64_t hsize = br.U64At(8);
   if (hsize == kPipeHeaderSize) {
     pipe_ = true;
-    return ParsePipeStream();
+    Status s = ParsePipeStream();
+    if (s.ok())
+      IndexIds();
+    return s;
   }
   if (hsize != kFileHeaderSize) {
     return Error("header.size", 8,
                  "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
   }
   Status s = ParseFileHeader();
-  if (!s.ok())
-    return s;
-  s = WalkRecords();
-  if (!s.ok())
-    return s;
-  return ParseFeatures(data_off_ + data_size_);
+  if (s.ok())
+    s = WalkRecords();
+  if (s.ok())
+    s = ParseFeatures(data_off_ + data_size_);
+  if (s.ok())
+    IndexIds();
+  return s;
+}
+
+// Records are matched to their event by id, twice per record: a hash map keeps that linear
+// in the number of records however many events a file declares. The first owner of an id
+// wins, as in a scan in file order.
+void PerfDataReader::IndexIds() {
+  id_index_.clear();
+  for (size_t i = 0; i < attrs_.size(); i++) {
+    for (uint64_t id : attrs_[i].ids)
+      id_index_.emplace(id, i);
+  }
 }
 
 Status PerfDataReader::ParseFileHeader() {
@@ -506,6 +521,17 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
         return Error("feature[EVENT_DESC].attr_size", off + 4, "inconsistent with the section");
       }
       pos = 8;
+      // Attrs by their first id, built once: matching each description against every attr
+      // would be quadratic in the number of events.
+      std::unordered_multimap<uint64_t, size_t> by_first_id;
+      for (size_t a = 0; a < attrs_.size(); a++) {
+        if (!attrs_[a].ids.empty())
+          by_first_id.emplace(attrs_[a].ids[0], a);
+      }
+      auto name_attr = [&](size_t a, const std::string& name) {
+        if (attrs_[a].name.empty())
+          attrs_[a].name = name;
+      };
       for (uint32_t i = 0; i < *nre; i++) {
         std::string field = "feature[EVENT_DESC].event[" + std::to_string(i) + "]";
         if (!br.Has(pos, *sz))
@@ -524,10 +550,13 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
         uint64_t first_id = *nri ? br.U64At(pos) : 0;
         pos += static_cast<uint64_t>(*nri) * 8;
         // Names belong to the attr with the same ids, or the same index when ids are absent.
-        for (size_t a = 0; a < attrs_.size(); a++) {
-          bool match = *nri ? (!attrs_[a].ids.empty() && attrs_[a].ids[0] == first_id) : a == i;
-          if (match && attrs_[a].name.empty())
-            attrs_[a].name = *name;
+        if (*nri == 0) {
+          if (i < attrs_.size())
+            name_attr(i, *name);
+        } else {
+          auto [lo, hi] = by_first_id.equal_range(first_id);
+          for (auto it = lo; it != hi; ++it)
+            name_attr(it->second, *name);
         }
       }
       return Ok();
@@ -555,13 +584,8 @@ Status PerfDataReader::SameSampleIdAll(const EventAttr& ea, const std::string& f
 }
 
 const EventAttr* PerfDataReader::AttrForId(uint64_t id) const {
-  for (const EventAttr& a : attrs_) {
-    for (uint64_t x : a.ids) {
-      if (x == id)
-        return &a;
-    }
-  }
-  return nullptr;
+  auto it = id_index_.find(id);
+  return it == id_index_.end() ? nullptr : &attrs_[it->second];
 }
 
 // Records without an event id were written by the recording tool, not by the kernel: perf

@@ -2,6 +2,7 @@
 #include "pbid/session.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace pbid {
 
@@ -79,6 +80,8 @@ void Session::AddMapping(Mapping m) {
   stats_.mappings_by_source[m.source]++;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
   auto& tree = maps_[m.pid];
+  // The kernel's tree keeps its kernel-image spans indexed too, for Find's fallback.
+  bool kernel_tree = m.pid == -1;
   std::vector<std::pair<uint64_t, Span>> keep;
   auto it = tree.lower_bound(m.start);
   if (it != tree.begin())
@@ -93,33 +96,38 @@ void Session::AddMapping(Mapping m) {
       keep.push_back({s, Span{m.start, it->second.idx}});
     if (e > m.end)
       keep.push_back({m.end, Span{e, it->second.idx}});
+    if (kernel_tree)
+      kernel_images_.erase(s);
     it = tree.erase(it);
   }
-  for (auto& k : keep)
+  keep.push_back({m.start, Span{m.end, idx}});
+  for (auto& k : keep) {
     tree[k.first] = k.second;
-  tree[m.start] = Span{m.end, idx};
+    if (kernel_tree && IsKernelImage(mappings_[k.second.idx].path))
+      kernel_images_[k.first] = k.second.idx;
+  }
 }
 
 const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   auto t = maps_.find(kernel ? -1 : pid);
   if (t == maps_.end())
     return nullptr;
-  auto it = t->second.upper_bound(ip);
-  if (it != t->second.begin()) {
+  const auto& tree = t->second;
+  auto it = tree.upper_bound(ip);
+  if (it != tree.begin()) {
     --it;
     if (ip < it->second.end)
       return &mappings_[it->second.idx];
   }
   if (!kernel)
     return nullptr;
-  // perf extends the kernel image map up to the end of the address space (modules aside).
-  const Mapping* best = nullptr;
-  for (const auto& [start, span] : t->second) {
-    const Mapping& m = mappings_[span.idx];
-    if (IsKernelImage(m.path) && start <= ip)
-      best = &m;
-  }
-  return best;
+  // perf extends the kernel image map up to the end of the address space (modules aside): the
+  // kernel-image span with the highest start at or below ip, found in its own index so that a
+  // sample outside every mapping does not walk them all.
+  auto k = kernel_images_.upper_bound(ip);
+  if (k == kernel_images_.begin())
+    return nullptr;
+  return &mappings_[std::prev(k)->second];
 }
 
 Status Session::Process(const std::function<void(const SampleContext&)>& on_sample,
@@ -249,7 +257,8 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
         if (!t.ok())
           return AtRecord(t.error(), r);
         int32_t pid = t->pid, ppid = t->ppid;
-        if (pid != ppid && maps_.find(pid) == maps_.end()) {
+        // -1 is the kernel's table, not a process a FORK could create.
+        if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
           auto p = maps_.find(ppid);
           if (p != maps_.end())
             maps_[pid] = p->second;

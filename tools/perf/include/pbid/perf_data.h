@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "pbid/build_id.h"
@@ -132,6 +133,7 @@ class PerfDataReader {
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
   Status WalkRecords();
+  void IndexIds();
   Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
 
@@ -143,6 +145,7 @@ class PerfDataReader {
   bool pipe_ = false;
   uint64_t data_off_ = 0, data_size_ = 0, record_count_ = 0;
   std::vector<EventAttr> attrs_;
+  std::unordered_map<uint64_t, size_t> id_index_;  // sample id -> index into attrs_
   bool feat_bits_[kFeatBits] = {};
   std::vector<std::pair<uint64_t, uint64_t>> feat_sections_ =
       std::vector<std::pair<uint64_t, uint64_t>>(kFeatBits);

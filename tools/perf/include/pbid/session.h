@@ -114,6 +114,8 @@ class Session {
     size_t idx;
   };
   std::unordered_map<int32_t, std::map<uint64_t, Span>> maps_;
+  // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
+  std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
   SessionStats stats_;
