@@ -79,7 +79,12 @@ void Session::AddMapping(Mapping m) {
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
-  auto& tree = maps_[m.pid];
+  std::shared_ptr<Tree>& slot = maps_[m.pid];
+  if (!slot)
+    slot = std::make_shared<Tree>();
+  else if (slot.use_count() > 1)
+    slot = std::make_shared<Tree>(*slot);  // copy on write
+  Tree& tree = *slot;
   // The kernel's tree keeps its kernel-image spans indexed too, for Find's fallback.
   bool kernel_tree = m.pid == -1;
   std::vector<std::pair<uint64_t, Span>> keep;
@@ -112,7 +117,7 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   auto t = maps_.find(kernel ? -1 : pid);
   if (t == maps_.end())
     return nullptr;
-  const auto& tree = t->second;
+  const Tree& tree = *t->second;
   auto it = tree.upper_bound(ip);
   if (it != tree.begin()) {
     --it;

@@ -57,6 +57,17 @@ RecordBytes Sample(uint16_t cpumode, int32_t pid, uint64_t ip, uint64_t time, co
   return BuildSample(s, {}, a);
 }
 
+RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
+  TaskRecord t;
+  t.pid = t.tid = static_cast<uint32_t>(pid);
+  t.ppid = t.ptid = static_cast<uint32_t>(ppid);
+  t.time = time;
+  t.sample_id.pid = t.sample_id.tid = static_cast<uint32_t>(pid);
+  t.sample_id.id = 1;
+  t.sample_id.time = time;
+  return BuildTask(PERF_RECORD_FORK, t, &a);
+}
+
 // The file's samples in order, each as the path of its mapping ("-" for none).
 std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
                                      const std::vector<RecordBytes>& recs) {
@@ -141,6 +152,31 @@ TEST(SessionIndexTest, EventsAreFoundByIdFirstOwnerFirst) {
   ASSERT_EQ(1u, s.mappings().size());
   EXPECT_TRUE(s.mappings()[0].build_id.has_value()) << "id 5 read with event 2's layout";
   EXPECT_EQ(1u, s.mappings()[0].samples);
+}
+
+TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      Fork(11, 10, 2, a),
+      Fork(12, 10, 3, a),
+      BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
+      BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
+      BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
+      Sample(kUser, 11, 0x400010, 7, a),  // inherited
+      Sample(kUser, 11, 0x500010, 8, a),  // its own
+      Sample(kUser, 11, 0x600010, 9, a),  // the parent's, after the fork: not inherited
+      Sample(kUser, 10, 0x500010, 10, a),  // the child's: not the parent's
+      Sample(kUser, 10, 0x600010, 11, a),
+      Sample(kUser, 10, 0x400010, 12, a),  // untouched by child 12 replacing its copy
+      Sample(kUser, 12, 0x400010, 13, a),
+      Sample(kUser, 12, 0x500010, 14, a),
+  };
+  std::vector<std::string> want = {"/bin/parent",          "/lib/child.so", "-", "-",
+                                   "/lib/parent-late.so", "/bin/parent",   "/bin/exec-over",
+                                   "-"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
 }  // namespace

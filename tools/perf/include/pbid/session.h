@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -113,7 +114,10 @@ class Session {
     uint64_t end;
     size_t idx;
   };
-  std::unordered_map<int32_t, std::map<uint64_t, Span>> maps_;
+  // Shared by a process and the children it forked until one of them maps something: a FORK
+  // costs O(1), not a copy of the parent's table.
+  using Tree = std::map<uint64_t, Span>;
+  std::unordered_map<int32_t, std::shared_ptr<Tree>> maps_;
   // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
