@@ -76,26 +76,45 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
     }
     return false;
   };
+  // Ready once FILE exists: record publishes it when the command runs, long after its signal
+  // handlers are in place. A fixed sleep lost that race on a loaded machine.
   int status = 0;
-  if (wait_rec(700, &status)) {
-    unlink(path.c_str());
-    GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
+  bool ready = false;
+  for (int t = 0; t < 30000 && !ready; t += 20) {
+    if (waitpid(rec, &status, WNOHANG) == rec) {
+      unlink(path.c_str());
+      GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
+    }
+    ready = access(path.c_str(), F_OK) == 0;
+    if (!ready)
+      usleep(20 * 1000);
   }
+  ASSERT_TRUE(ready) << "record did not start its command within 30 s";
+  // The command ignores SIGTERM and lives 10 s; record must finish the file first and only
+  // then stop it (SIGKILL 2 s after SIGTERM). So the file is complete while the command is
+  // still there, whatever the machine's load.
+  std::string cmd_pid = ReadAll("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) +
+                                "/children");
+  ASSERT_FALSE(cmd_pid.empty());
+  std::string cmd_proc = "/proc/" + cmd_pid.substr(0, cmd_pid.find(' '));
   kill(rec, SIGINT);
-  bool complete = false;
-  for (int t = 0; t < 1500 && !complete; t += 50) {
+  bool complete = false, command_alive = false;
+  for (int t = 0; t < 30000 && !complete; t += 20) {
+    bool alive = access(cmd_proc.c_str(), F_OK) == 0;
     auto r = PerfDataReader::Open(path);
     complete = r.ok() && (*r)->features().cmdline.has_value();
+    command_alive = alive;
     if (!complete)
-      usleep(50 * 1000);
+      usleep(20 * 1000);
   }
-  EXPECT_TRUE(complete) << "no complete file 1.5 s after SIGINT while the command lives";
-  bool exited = wait_rec(5000, &status);
+  EXPECT_TRUE(complete) << "no complete file 30 s after SIGINT";
+  EXPECT_TRUE(command_alive) << "the file was completed only after the command was reaped";
+  bool exited = wait_rec(10000, &status);
   if (!exited) {
     kill(rec, SIGKILL);
     waitpid(rec, &status, 0);
   }
-  EXPECT_TRUE(exited) << "record did not reap its command within 5 s";
+  EXPECT_TRUE(exited) << "record did not reap its command within 10 s";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   unlink(path.c_str());
 }

@@ -666,6 +666,16 @@ void Recorder::Summary() {
 }
 
 int Recorder::Run() {
+  // Handlers first: a SIGINT that comes while the command starts must stop the recording,
+  // not kill the recorder.
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // A reader of our output going away must not kill us before the file is finished.
+  signal(SIGPIPE, SIG_IGN);
+
   std::vector<pid_t> targets, synth;
   if (opt_.all_cpus) {
     targets.push_back(-1);
@@ -681,14 +691,6 @@ int Recorder::Run() {
       return kExitFailure;
     targets.push_back(child_);
   }
-
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  // A reader of our output going away must not kill us before the file is finished.
-  signal(SIGPIPE, SIG_IGN);
 
   auto kill_child = [&]() {
     if (child_ > 0) {
