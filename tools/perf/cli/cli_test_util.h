@@ -19,6 +19,7 @@
 
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
+#include "../tests/record_fixtures.h"
 
 namespace pbid::clitest {
 
@@ -55,25 +56,14 @@ inline std::string TempPath(const char* name) {
 }
 
 inline EventAttr Attr(std::vector<uint64_t> ids) {
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.attr.sample_id_all = 1;
-  a.attr.mmap = 1;
-  a.attr.mmap2 = 1;
-  a.attr.build_id = 1;
-  a.ids = std::move(ids);
-  a.name = "cpu-clock";
-  return a;
+  return fixtures::SampleAttr(std::move(ids));
 }
 
-// Writes a perf.data file holding `records` for the single event `a`.
-inline std::string WriteData(const char* name, const EventAttr& a, const std::vector<RecordBytes>& recs) {
+// Writes a perf.data file with these events and records.
+inline std::string WriteEvents(const char* name, const std::vector<EventAttr>& attrs,
+                               const std::vector<RecordBytes>& recs) {
   std::string path = TempPath(name);
-  auto w = PerfDataWriter::Create(path, {a});
+  auto w = PerfDataWriter::Create(path, attrs);
   EXPECT_TRUE(w.ok()) << w.error().ToString();
   for (const RecordBytes& r : recs)
     EXPECT_TRUE((*w)->WriteRecord(r).ok());
@@ -82,18 +72,14 @@ inline std::string WriteData(const char* name, const EventAttr& a, const std::ve
   return path;
 }
 
+// Writes a perf.data file holding `records` for the single event `a`.
+inline std::string WriteData(const char* name, const EventAttr& a,
+                             const std::vector<RecordBytes>& recs) {
+  return WriteEvents(name, {a}, recs);
+}
+
 inline Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = start;
-  m.len = len;
-  m.prot = 5;
-  m.filename = "/lib/x.so";
-  m.has_build_id = true;
-  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
-  m.sample_id.pid = m.sample_id.tid = 10;
-  m.sample_id.id = id;
-  return m;
+  return fixtures::Mmap2(10, start, len, "/lib/x.so", id, 0);
 }
 
 inline std::string ReadAll(const std::string& path) {
@@ -105,19 +91,6 @@ inline std::string ReadAll(const std::string& path) {
 
 inline size_t Lines(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
-}
-
-// Writes a file with several events; WriteData covers the one-event case.
-inline std::string WriteEvents(const char* name, const std::vector<EventAttr>& attrs,
-                        const std::vector<RecordBytes>& recs) {
-  std::string path = TempPath(name);
-  auto w = PerfDataWriter::Create(path, attrs);
-  EXPECT_TRUE(w.ok()) << w.error().ToString();
-  for (const RecordBytes& r : recs)
-    EXPECT_TRUE((*w)->WriteRecord(r).ok());
-  Status s = (*w)->Finish(Features());
-  EXPECT_TRUE(s.ok()) << s.error().ToString();
-  return path;
 }
 
 // Overwrites the u64 at `off` of a file (the writer never produces the broken headers).

@@ -26,17 +26,10 @@ namespace {
 
 using namespace clitest;  // NOLINT: test helpers
 
-const char kBuildIdHex[] = "1111111111111111111111111111111111111111";
+using fixtures::kBuildIdHex;
 
-SampleRecord Sample(uint64_t ip, uint32_t pid, uint64_t id, uint64_t time = 0) {
-  SampleRecord s;
-  s.cpumode = PERF_RECORD_MISC_USER;
-  s.ip = ip;
-  s.period = 1;
-  s.sample_id.pid = s.sample_id.tid = pid;
-  s.sample_id.id = id;
-  s.sample_id.time = time;
-  return s;
+SampleRecord Sample(uint64_t ip, uint32_t pid, uint64_t id) {
+  return fixtures::Sample(PERF_RECORD_MISC_USER, ip, static_cast<int32_t>(pid), id, 0);
 }
 
 // A recorded path is input like any other: a FIFO there must not block report forever (open

@@ -30,6 +30,7 @@
 
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
+#include "../tests/record_fixtures.h"
 
 namespace pbid {
 namespace {
@@ -37,48 +38,17 @@ namespace {
 constexpr uint64_t kKernelBase = 0xffffffffc0000000ULL;
 
 EventAttr MakeAttr(uint64_t first_id, size_t nr_ids) {
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.attr.sample_id_all = 1;
-  a.attr.mmap = 1;
-  a.attr.mmap2 = 1;
-  a.attr.build_id = 1;
-  a.attr.task = 1;
+  std::vector<uint64_t> ids;
   for (size_t i = 0; i < nr_ids; i++)
-    a.ids.push_back(first_id + i);
-  a.name = "cpu-clock";
-  return a;
+    ids.push_back(first_id + i);
+  return fixtures::SampleAttr(std::move(ids));
 }
+
+using fixtures::Sample;
 
 Mmap2Record Map(uint32_t pid, uint64_t start, uint64_t len, const std::string& path, uint64_t id,
                 uint64_t time) {
-  Mmap2Record m;
-  m.pid = m.tid = pid;
-  m.start = start;
-  m.len = len;
-  m.prot = 5;
-  m.filename = path;
-  m.has_build_id = true;
-  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
-  m.sample_id.pid = m.sample_id.tid = pid;
-  m.sample_id.id = id;
-  m.sample_id.time = time;
-  return m;
-}
-
-SampleRecord Sample(uint16_t cpumode, uint64_t ip, uint32_t pid, uint64_t id, uint64_t time) {
-  SampleRecord s;
-  s.cpumode = cpumode;
-  s.ip = ip;
-  s.period = 1;
-  s.sample_id.pid = s.sample_id.tid = pid;
-  s.sample_id.id = id;
-  s.sample_id.time = time;
-  return s;
+  return fixtures::Mmap2(static_cast<int32_t>(pid), start, len, path, id, time);
 }
 
 using Emit = std::function<bool(const RecordBytes&)>;
@@ -196,7 +166,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
   if (kind == "user-records") {
     return Write(out, {a}, [&](const Emit& emit) {
       for (uint64_t i = 0; i < n; i++) {
-        std::string path = "/lib/u" + std::to_string(i) + ".so";
+        // Names long enough to fill the tail where a sample_id block would be.
+        std::string path = "/lib/u" + std::to_string(i) + "-" + std::string(116, 'a') + ".so";
         Mmap2Record m = Map(10, 0x400000 + 0x2000 * i, 0x1000, path, 1, 1 + i);
         m.has_build_id = false;
         if (!emit(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)) ||

@@ -14,47 +14,25 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
+#include "../tests/record_fixtures.h"
 
 namespace pbid {
 namespace {
 
 EventAttr Attr(std::vector<uint64_t> ids, bool build_id) {
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.attr.sample_id_all = 1;
-  a.attr.mmap = a.attr.mmap2 = a.attr.task = 1;
-  a.attr.build_id = build_id;
-  a.ids = std::move(ids);
-  return a;
+  return fixtures::SampleAttr(std::move(ids), build_id);
 }
 
+// Mappings without a build id unless a test sets one.
 Mmap2Record Map(int32_t pid, uint64_t start, uint64_t len, const char* path, uint64_t time) {
-  Mmap2Record m;
-  m.pid = m.tid = static_cast<uint32_t>(pid);
-  m.start = start;
-  m.len = len;
-  m.prot = 5;
-  m.filename = path;
-  m.sample_id.pid = m.sample_id.tid = static_cast<uint32_t>(pid);
-  m.sample_id.id = 1;
-  m.sample_id.time = time;
+  Mmap2Record m = fixtures::Mmap2(pid, start, len, path, 1, time);
+  m.has_build_id = false;
   return m;
 }
 
 RecordBytes Sample(uint16_t cpumode, int32_t pid, uint64_t ip, uint64_t time, const EventAttr& a,
                    uint64_t id = 1) {
-  SampleRecord s;
-  s.cpumode = cpumode;
-  s.ip = ip;
-  s.period = 1;
-  s.sample_id.pid = s.sample_id.tid = static_cast<uint32_t>(pid);
-  s.sample_id.id = id;
-  s.sample_id.time = time;
-  return BuildSample(s, {}, a);
+  return BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
 }
 
 RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
@@ -132,7 +110,7 @@ TEST(SessionIndexTest, EventsAreFoundByIdFirstOwnerFirst) {
   EventAttr e1 = Attr({1, 5}, true), e2 = Attr({2, 5}, false), e3 = Attr({3}, true);
   Mmap2Record m = Map(10, 0x400000, 0x1000, "/lib/x.so", 1);
   m.has_build_id = true;
-  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
+  m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
   m.sample_id.id = 5;
   std::string path = std::string(::testing::TempDir()) + "/pbid-index-ids.data";
   auto w = PerfDataWriter::Create(path, {e1, e2, e3});
