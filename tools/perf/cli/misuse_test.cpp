@@ -45,9 +45,13 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
                                {BuildMmap2(m, PERF_RECORD_MISC_USER, &a),
                                 BuildSample(Sample(0x400100, 10, 1), {}, a)});
   ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path, "", 20);
+  // Given as the input itself, a FIFO is refused at once too.
+  ToolRun in = RunTool("maps -i " + fifo, "", 20);
   unlink(fifo.c_str());
   unlink(path.c_str());
   EXPECT_EQ(0, r.status) << "124 means report hung on the FIFO: " << r.output;
+  EXPECT_EQ(3, in.status) << "124 means maps hung on the FIFO: " << in.output;
+  EXPECT_NE(std::string::npos, in.output.find("not a regular file")) << in.output;
 }
 
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "byte_io.h"
+#include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 
 namespace pbid {
@@ -77,18 +78,16 @@ uint64_t TrailingPayload(const ByteReader& rb, uint32_t type) {
 }  // namespace
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::Sys(path, errno, "cannot open");
+  // -i FIFO would otherwise block before the regular-file check could refuse it.
+  auto opened = OpenRegularFile(path);
+  if (!opened.ok())
+    return opened.error();
+  int fd = *opened;
   struct stat st;
   if (fstat(fd, &st) < 0) {
     int e = errno;
     close(fd);
     return Error::Sys(path, e, "cannot stat");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return Error(path, "not a regular file");
   }
   std::unique_ptr<PerfDataReader> r(new PerfDataReader());
   r->size_ = st.st_size;
