@@ -3,6 +3,8 @@
 // report with its symbolizer: samples resolved through mappings to files named in the input
 // (opened only when regular, never blocking), kernel symbols, the table and the coverage.
 // debuginfod stays off: no network from a fuzzer.
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -30,6 +32,12 @@ const std::string& Kallsyms() {
 }
 
 }  // namespace
+
+// The path craft-fifo.data records: a FIFO there must neither block nor be read.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  mkfifo("/tmp/pbid-fuzz.fifo", 0600);  // EEXIST is fine
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = pbid::PerfDataReader::FromBytes(std::vector<uint8_t>(data, data + size));
