@@ -29,6 +29,7 @@ step() {
 step "perf-buildid unit and interop tests" make --no-print-directory unit-test
 step "perf-buildid fuzz smoke: each libFuzzer target on the seed corpus, a few seconds" \
 	make --no-print-directory fuzz-smoke
+step "perf-buildid unit tests under ASan and UBSan" make --no-print-directory asan-test
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "lab self-test: failure, hang, kernel warning, early death each detected" \
