@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "../tests/record_fixtures.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
-#include "../tests/record_fixtures.h"
 
 namespace pbid::clitest {
 

@@ -41,9 +41,9 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
   EventAttr a = Attr({1});
   Mmap2Record m = Mapping(0x400000, 0x1000, 1);
   m.filename = fifo;
-  std::string path = WriteData("fifo.data", a,
-                               {BuildMmap2(m, PERF_RECORD_MISC_USER, &a),
-                                BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  std::string path = WriteData(
+      "fifo.data", a,
+      {BuildMmap2(m, PERF_RECORD_MISC_USER, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
   ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path, "", 20);
   // Given as the input itself, a FIFO is refused at once too.
   ToolRun in = RunTool("maps -i " + fifo, "", 20);
@@ -53,7 +53,6 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
   EXPECT_EQ(3, in.status) << "124 means maps hung on the FIFO: " << in.output;
   EXPECT_NE(std::string::npos, in.output.find("not a regular file")) << in.output;
 }
-
 
 // An existing output file is what an earlier recording left: a command that cannot even start
 // must not destroy it (it used to be truncated at open and unlinked on failure).
@@ -92,10 +91,22 @@ TEST(MisuseTest, RecordMovesPreviousFileToOld) {
 // never a silently different value (negative -F, a pid cast to 32 bits, an overflowing -m).
 TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
   std::string out = TempPath("numbers.data");
-  const char* const kRecordArgs[] = {
-      "-F -5",    "-F 0",  "-F ''", "-F 1x",  "-F ' 5'", "-F 99999999999999999999",
-      "-c -1",    "-c 0",  "-c 9223372036854775808",     "-p 4294967297",
-      "-p -1",    "-p ''", "-m 0",  "-m 3",   "-m -4",   "-m 4611686018427387904"};
+  const char* const kRecordArgs[] = {"-F -5",
+                                     "-F 0",
+                                     "-F ''",
+                                     "-F 1x",
+                                     "-F ' 5'",
+                                     "-F 99999999999999999999",
+                                     "-c -1",
+                                     "-c 0",
+                                     "-c 9223372036854775808",
+                                     "-p 4294967297",
+                                     "-p -1",
+                                     "-p ''",
+                                     "-m 0",
+                                     "-m 3",
+                                     "-m -4",
+                                     "-m 4611686018427387904"};
   for (const char* args : kRecordArgs) {
     bool pid = strncmp(args, "-p", 2) == 0;
     ToolRun r = RunTool("record -q -o " + out + " " + args + (pid ? "" : " -- true"), "", 10);
@@ -120,8 +131,8 @@ TEST(MisuseTest, WriteErrorOnStdoutFails) {
   for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {
     ToolRun r = RunTool(std::string(cmd) + " -i " + path, " >/dev/full");
     EXPECT_EQ(1, r.status) << cmd << ": " << r.output;
-    EXPECT_NE(std::string::npos, r.output.find("No space left on device")) << cmd << ": "
-                                                                          << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("No space left on device"))
+        << cmd << ": " << r.output;
     EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
   }
   unlink(path.c_str());
@@ -156,17 +167,16 @@ TEST(MisuseTest, UnknownOptionIsTwoLines) {
 // is counted and the command fails, naming the count, the first id and its offset.
 TEST(MisuseTest, RecordsOfNoKnownEventFail) {
   EventAttr a = Attr({1}), b = Attr({2});
-  std::string path =
-      WriteEvents("unknown-id.data", {a, b},
-                  {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
-                   BuildSample(Sample(0x400100, 10, 1), {}, a),
-                   BuildSample(Sample(0x400100, 10, 7), {}, a),
-                   BuildSample(Sample(0x400100, 10, 7), {}, a)});
+  std::string path = WriteEvents(
+      "unknown-id.data", {a, b},
+      {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+       BuildSample(Sample(0x400100, 10, 1), {}, a), BuildSample(Sample(0x400100, 10, 7), {}, a),
+       BuildSample(Sample(0x400100, 10, 7), {}, a)});
   for (const char* cmd : {"maps", "script", "buildid-list -H", "report --no-debuginfod"}) {
     ToolRun r = RunTool(std::string(cmd) + " -i " + path);
     EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
-    EXPECT_NE(std::string::npos, r.output.find("2 records carry an event id")) << cmd << ": "
-                                                                               << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("2 records carry an event id"))
+        << cmd << ": " << r.output;
     EXPECT_NE(std::string::npos, r.output.find("id 7")) << cmd << ": " << r.output;
   }
   unlink(path.c_str());
@@ -232,8 +242,8 @@ TEST(MisuseTest, ReportLostSamplesExcludeLostEvents) {
   l.id = 1;
   l.lost = 1455;
   l.sample_id.id = 1;
-  std::string path = WriteData("lost.data", a,
-                               {BuildLost(l, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  std::string path =
+      WriteData("lost.data", a, {BuildLost(l, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
   ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path);
   unlink(path.c_str());
   ASSERT_EQ(0, r.status) << r.output;
@@ -276,7 +286,8 @@ TEST(MisuseTest, RecordReturnsTheCommandsStatus) {
 // are rejected at once, while the writer is still writing, instead of after reading
 // everything into memory (3 GB of zeros ended in std::bad_alloc).
 TEST(MisuseTest, StdinIsValidatedWhileStreaming) {
-  std::vector<uint8_t> pipe_header = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<uint8_t> pipe_header = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2',
+                                      16,  0,   0,   0,   0,   0,   0,   0};
   struct Case {
     std::vector<uint8_t> prefix;
     const char* want;

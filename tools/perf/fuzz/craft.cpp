@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "../tests/record_fixtures.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
-#include "../tests/record_fixtures.h"
 
 namespace pbid {
 namespace {
@@ -68,7 +68,8 @@ bool Write(const std::string& out, const std::vector<EventAttr>& attrs,
     return s.ok();
   };
   if (!body(emit) || !failed.ok()) {
-    fprintf(stderr, "pbid-craft: %s\n", failed.ok() ? "cannot build" : failed.error().ToString().c_str());
+    fprintf(stderr, "pbid-craft: %s\n",
+            failed.ok() ? "cannot build" : failed.error().ToString().c_str());
     return false;
   }
   Status s = (*w)->Finish(Features());
@@ -99,8 +100,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
           return false;
       }
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_KERNEL, kKernelBase + i, 0, 1, n + 1 + i),
-                              {}, a)))
+        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_KERNEL, kKernelBase + i, 0, 1, n + 1 + i), {},
+                              a)))
           return false;
       }
       return true;
@@ -143,8 +144,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
   if (kind == "unknown-id") {
     EventAttr b = MakeAttr(2, 1);
     return Write(out, {a, b}, [&](const Emit& emit) {
-      if (!emit(BuildMmap2(Map(10, 0x400000, 0x1000, "/lib/x.so", 1, 1), PERF_RECORD_MISC_USER,
-                           &a)))
+      if (!emit(
+              BuildMmap2(Map(10, 0x400000, 0x1000, "/lib/x.so", 1, 1), PERF_RECORD_MISC_USER, &a)))
         return false;
       for (uint64_t i = 0; i < n; i++) {
         if (!emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 7, 2 + i), {}, a)))

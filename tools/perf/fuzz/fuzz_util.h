@@ -28,7 +28,8 @@ class InputFile {
     path_ = "/proc/self/fd/" + std::to_string(fd_);
   }
   const std::string& Write(const uint8_t* data, size_t size) {
-    if (ftruncate(fd_, 0) != 0 || (size && pwrite(fd_, data, size, 0) != static_cast<ssize_t>(size)))
+    if (ftruncate(fd_, 0) != 0 ||
+        (size && pwrite(fd_, data, size, 0) != static_cast<ssize_t>(size)))
       abort();
     lseek(fd_, 0, SEEK_SET);
     return path_;

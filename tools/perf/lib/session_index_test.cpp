@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "../tests/record_fixtures.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
-#include "../tests/record_fixtures.h"
 
 namespace pbid {
 namespace {
@@ -49,8 +49,8 @@ RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
 // The file's samples in order, each as the path of its mapping ("-" for none).
 std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
                                      const std::vector<RecordBytes>& recs) {
-  std::string path = std::string(::testing::TempDir()) + "/pbid-index-" +
-                     std::to_string(getpid()) + ".data";
+  std::string path =
+      std::string(::testing::TempDir()) + "/pbid-index-" + std::to_string(getpid()) + ".data";
   auto w = PerfDataWriter::Create(path, attrs);
   EXPECT_TRUE(w.ok()) << w.error().ToString();
   for (const RecordBytes& r : recs)
@@ -63,9 +63,8 @@ std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
   if (!r.ok())
     return out;
   Session s(**r);
-  Status st = s.Process([&](const SampleContext& c) {
-    out.push_back(c.mapping ? c.mapping->path : "-");
-  });
+  Status st =
+      s.Process([&](const SampleContext& c) { out.push_back(c.mapping ? c.mapping->path : "-"); });
   EXPECT_TRUE(st.ok()) << st.error().ToString();
   return out;
 }
@@ -79,11 +78,11 @@ TEST(SessionIndexTest, KernelSamplesOutsideEveryMapFallBackToTheImage) {
   std::vector<RecordBytes> recs = {
       BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
       BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
-      Sample(kKernel, 0, kText - 1, 3, a),           // below everything
-      Sample(kKernel, 0, kText + 0x100, 4, a),       // inside the image
-      Sample(kKernel, 0, kModule + 0x10, 5, a),      // inside the module
-      Sample(kKernel, 0, kModule + 0x2000, 6, a),    // past the module: the image, as perf
-      Sample(kKernel, 0, kText + 0x2000000, 7, a),   // between image and module
+      Sample(kKernel, 0, kText - 1, 3, a),          // below everything
+      Sample(kKernel, 0, kText + 0x100, 4, a),      // inside the image
+      Sample(kKernel, 0, kModule + 0x10, 5, a),     // inside the module
+      Sample(kKernel, 0, kModule + 0x2000, 6, a),   // past the module: the image, as perf
+      Sample(kKernel, 0, kText + 0x2000000, 7, a),  // between image and module
       // A module loaded over the middle of the image splits it; both pieces stay the image.
       BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
       Sample(kKernel, 0, kText + 0x800010, 9, a),
@@ -142,18 +141,17 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
       BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
       BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
       BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
-      Sample(kUser, 11, 0x400010, 7, a),  // inherited
-      Sample(kUser, 11, 0x500010, 8, a),  // its own
-      Sample(kUser, 11, 0x600010, 9, a),  // the parent's, after the fork: not inherited
+      Sample(kUser, 11, 0x400010, 7, a),   // inherited
+      Sample(kUser, 11, 0x500010, 8, a),   // its own
+      Sample(kUser, 11, 0x600010, 9, a),   // the parent's, after the fork: not inherited
       Sample(kUser, 10, 0x500010, 10, a),  // the child's: not the parent's
       Sample(kUser, 10, 0x600010, 11, a),
       Sample(kUser, 10, 0x400010, 12, a),  // untouched by child 12 replacing its copy
       Sample(kUser, 12, 0x400010, 13, a),
       Sample(kUser, 12, 0x500010, 14, a),
   };
-  std::vector<std::string> want = {"/bin/parent",          "/lib/child.so", "-", "-",
-                                   "/lib/parent-late.so", "/bin/parent",   "/bin/exec-over",
-                                   "-"};
+  std::vector<std::string> want = {"/bin/parent", "/lib/child.so",  "-", "-", "/lib/parent-late.so",
+                                   "/bin/parent", "/bin/exec-over", "-"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 

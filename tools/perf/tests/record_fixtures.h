@@ -49,8 +49,7 @@ inline Mmap2Record Mmap2(int32_t pid, uint64_t start, uint64_t len, std::string_
   return m;
 }
 
-inline SampleRecord Sample(uint16_t cpumode, uint64_t ip, int32_t pid, uint64_t id,
-                           uint64_t time) {
+inline SampleRecord Sample(uint16_t cpumode, uint64_t ip, int32_t pid, uint64_t id, uint64_t time) {
   SampleRecord s;
   s.cpumode = cpumode;
   s.ip = ip;
