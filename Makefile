@@ -64,6 +64,40 @@ debian11: deps
 unit-test: perf-buildid
 	@cd $(BUILD)/perf && ctest --output-on-failure  # not --test-dir: cmake 3.18 lacks it
 
+.PHONY: asan-test fuzz-build fuzz fuzz-smoke
+
+# The unit tests once more, built by GCC with ASan and UBSan (build/asan; its binaries stay
+# out of build/bin).
+asan-test: deps
+	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_C_FLAGS="$(SANITIZE_FLAGS)" \
+		-DPBID_BIN_DIR=$(BUILD)/asan/bin \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+	@$(CCACHE_ENV) cmake --build $(BUILD)/asan -j2
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --test-dir $(BUILD)/asan --output-on-failure
+# GCC warns maybe-uninitialized falsely under the sanitizers (its manual advises against
+# combining them with -Werror); libstdc++'s <regex> trips it, so that warning is off here.
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -Wno-maybe-uninitialized
+
+# libFuzzer targets (clang-14, ASan, UBSan) in build/fuzz. `make fuzz` runs each target for
+# FUZZ_SECONDS on the seed corpus in tools/perf/fuzz/corpus; fuzz-smoke (in check) runs each
+# for FUZZ_SMOKE_SECONDS. See Documentation/perf-buildid-fuzzing.md.
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 5
+fuzz-build: deps
+	@$(CCACHE_ENV) CC=clang-14 CXX=clang++-14 cmake -S tools/perf -B $(BUILD)/fuzz \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPBID_FUZZ=ON -DPBID_BIN_DIR=$(BUILD)/fuzz/bin \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+	@$(CCACHE_ENV) cmake --build $(BUILD)/fuzz -j2 --target pbid_fuzz
+
+fuzz: fuzz-build
+	@tools/perf/fuzz/run.sh $(BUILD)/fuzz/fuzz $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	@tools/perf/fuzz/run.sh --smoke $(BUILD)/fuzz/fuzz $(FUZZ_SMOKE_SECONDS)
+
 # The selftests on the machine's own kernel, built against 6.12's harness and headers.
 # Informational: not part of check's verdict (the host kernel may have known bugs).
 selftests-host: deps

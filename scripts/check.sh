@@ -34,6 +34,9 @@ step "make deb: built, lintian, installed with dpkg --root" \
 	bash -c 'DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb >/dev/null && scripts/tests/deb-test.sh build/deb'
 step "Debian 11 root: perf-buildid built, unit tests, .deb built and installed" \
 	make --no-print-directory debian11
+step "perf-buildid fuzz smoke: each libFuzzer target on the seed corpus, a few seconds" \
+	make --no-print-directory fuzz-smoke
+step "perf-buildid unit tests under ASan and UBSan" make --no-print-directory asan-test
 step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "lab self-test: failure, hang, kernel warning, early death each detected" \

@@ -25,6 +25,8 @@ PKGS=(
 	linux-perf golang-go elfutils binutils
 	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
 	debhelper lintian man-db mmdebstrap
+	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes
+	clang-14 libclang-rt-14-dev
 )
 
 need=()

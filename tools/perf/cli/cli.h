@@ -4,6 +4,11 @@
 #ifndef PBID_CLI_CLI_H_
 #define PBID_CLI_CLI_H_
 
+#include <errno.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -31,8 +36,30 @@ std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& pa
 int PrintHelp(const char* text);
 // Prints "usage" hint to stderr and returns kExitUsage.
 int UsageError(const char* cmd, const std::string& message);
+// The usage error for what getopt (with opterr = 0) rejected: an unknown option or one
+// missing its value.
+int BadOption(const char* cmd, const char* arg);
 
 std::string FormatTime(uint64_t ns);  // "608.725679"
+
+// Decimal numbers from the command line, strictly: digits only (and one leading '-' for
+// ParseInt), no blanks, no overflow, within [min, max]. False for anything else.
+bool ParseUnsigned(const char* s, uint64_t min, uint64_t max, uint64_t* out);
+bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out);
+// "bad -F value '-5': expected a number from 1 to 4294967295"
+std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max);
+
+// The last step of a command that writes to stdout: a failed write (full disk, closed pipe)
+// is an error, as in perf, not a success with output missing. Inline so that commands built
+// outside the CLI (report) share it.
+inline int FinishOutput(const char* cmd) {
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return kExitOk;
+  int e = errno;
+  fprintf(stderr, "perf-buildid %s: standard output: write error: %s\n", cmd,
+          e ? strerror(e) : "unknown error");
+  return kExitFailure;
+}
 
 }  // namespace pbid::cli
 

@@ -14,80 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 
 namespace pbid {
 namespace {
 
-struct ToolRun {
-  int status = -1;  // exit code, or 128 + signal
-  std::string output;
-};
-
-ToolRun RunTool(const std::string& args) {
-  ToolRun r;
-  std::string cmd = std::string(PBID_PERF_BUILDID) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p)
-    return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    r.output.append(buf, n);
-  int st = pclose(p);
-  if (WIFEXITED(st))
-    r.status = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st))
-    r.status = 128 + WTERMSIG(st);
-  return r;
-}
-
-std::string TempPath(const char* name) {
-  return std::string(::testing::TempDir()) + "/pbid-cli-" + std::to_string(getpid()) + "-" + name;
-}
-
-EventAttr Attr(std::vector<uint64_t> ids) {
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.attr.sample_id_all = 1;
-  a.attr.mmap = 1;
-  a.attr.mmap2 = 1;
-  a.attr.build_id = 1;
-  a.ids = std::move(ids);
-  a.name = "cpu-clock";
-  return a;
-}
-
-// Writes a perf.data file holding `records` for the single event `a`.
-std::string WriteData(const char* name, const EventAttr& a, const std::vector<RecordBytes>& recs) {
-  std::string path = TempPath(name);
-  auto w = PerfDataWriter::Create(path, {a});
-  EXPECT_TRUE(w.ok()) << w.error().ToString();
-  for (const RecordBytes& r : recs)
-    EXPECT_TRUE((*w)->WriteRecord(r).ok());
-  Status s = (*w)->Finish(Features());
-  EXPECT_TRUE(s.ok()) << s.error().ToString();
-  return path;
-}
-
-Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = start;
-  m.len = len;
-  m.prot = 5;
-  m.filename = "/lib/x.so";
-  m.has_build_id = true;
-  m.build_id = *BuildId::FromHex("1111111111111111111111111111111111111111");
-  m.sample_id.pid = m.sample_id.tid = 10;
-  m.sample_id.id = id;
-  return m;
-}
+using namespace clitest;  // NOLINT: test helpers
 
 // The session drops a mapping of length 0 or one whose end wraps; script must still print the
 // record when no mapping has been kept at all.
@@ -142,26 +76,45 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
     }
     return false;
   };
+  // Ready once FILE exists: record publishes it when the command runs, long after its signal
+  // handlers are in place. A fixed sleep lost that race on a loaded machine.
   int status = 0;
-  if (wait_rec(700, &status)) {
-    unlink(path.c_str());
-    GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
+  bool ready = false;
+  for (int t = 0; t < 30000 && !ready; t += 20) {
+    if (waitpid(rec, &status, WNOHANG) == rec) {
+      unlink(path.c_str());
+      GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
+    }
+    ready = access(path.c_str(), F_OK) == 0;
+    if (!ready)
+      usleep(20 * 1000);
   }
+  ASSERT_TRUE(ready) << "record did not start its command within 30 s";
+  // The command ignores SIGTERM and lives 10 s; record must finish the file first and only
+  // then stop it (SIGKILL 2 s after SIGTERM). So the file is complete while the command is
+  // still there, whatever the machine's load.
+  std::string cmd_pid = ReadAll("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) +
+                                "/children");
+  ASSERT_FALSE(cmd_pid.empty());
+  std::string cmd_proc = "/proc/" + cmd_pid.substr(0, cmd_pid.find(' '));
   kill(rec, SIGINT);
-  bool complete = false;
-  for (int t = 0; t < 1500 && !complete; t += 50) {
+  bool complete = false, command_alive = false;
+  for (int t = 0; t < 30000 && !complete; t += 20) {
+    bool alive = access(cmd_proc.c_str(), F_OK) == 0;
     auto r = PerfDataReader::Open(path);
     complete = r.ok() && (*r)->features().cmdline.has_value();
+    command_alive = alive;
     if (!complete)
-      usleep(50 * 1000);
+      usleep(20 * 1000);
   }
-  EXPECT_TRUE(complete) << "no complete file 1.5 s after SIGINT while the command lives";
-  bool exited = wait_rec(5000, &status);
+  EXPECT_TRUE(complete) << "no complete file 30 s after SIGINT";
+  EXPECT_TRUE(command_alive) << "the file was completed only after the command was reaped";
+  bool exited = wait_rec(10000, &status);
   if (!exited) {
     kill(rec, SIGKILL);
     waitpid(rec, &status, 0);
   }
-  EXPECT_TRUE(exited) << "record did not reap its command within 5 s";
+  EXPECT_TRUE(exited) << "record did not reap its command within 10 s";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   unlink(path.c_str());
 }

@@ -23,11 +23,7 @@ std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& pa
   auto r =
       path == "-" ? PerfDataReader::FromStream(STDIN_FILENO, "stdin") : PerfDataReader::Open(path);
   if (!r.ok()) {
-    Error e = r.error();
-    // Errors from inside the file name the field; say which file too.
-    if (e.field != path)
-      e.field = path + ": " + e.field;
-    PrintError(cmd, e);
+    PrintError(cmd, r.error().ToStringIn(path));
     return nullptr;
   }
   return std::move(*r);
@@ -44,11 +40,53 @@ int UsageError(const char* cmd, const std::string& message) {
   return kExitUsage;
 }
 
+int BadOption(const char* cmd, const char* arg) {
+  return UsageError(cmd, std::string("unknown option or missing value: '") + arg + "'");
+}
+
 std::string FormatTime(uint64_t ns) {
   char buf[40];
   snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, static_cast<uint64_t>(ns / 1000000000ULL),
            static_cast<uint64_t>((ns % 1000000000ULL) / 1000));
   return buf;
+}
+
+bool ParseUnsigned(const char* s, uint64_t min, uint64_t max, uint64_t* out) {
+  if (s == nullptr || *s == 0)
+    return false;
+  uint64_t v = 0;
+  for (const char* p = s; *p; p++) {
+    if (*p < '0' || *p > '9')
+      return false;
+    unsigned d = static_cast<unsigned>(*p - '0');
+    if (v > (UINT64_MAX - d) / 10)
+      return false;
+    v = v * 10 + d;
+  }
+  if (v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out) {
+  if (s == nullptr)
+    return false;
+  bool neg = *s == '-';
+  uint64_t mag;
+  // The magnitude of INT64_MIN is INT64_MAX + 1.
+  if (!ParseUnsigned(neg ? s + 1 : s, 0, static_cast<uint64_t>(INT64_MAX) + (neg ? 1 : 0), &mag))
+    return false;
+  int64_t v = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+  if (v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max) {
+  return std::string("bad ") + option + " value '" + value + "': expected a number from " +
+         std::to_string(min) + " to " + std::to_string(max);
 }
 
 }  // namespace pbid::cli

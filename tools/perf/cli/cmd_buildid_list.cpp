@@ -48,6 +48,7 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
   std::string input = "perf.data";
   bool with_hits = false, show_source = false;
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   while ((c = getopt_long(argc, argv, "+i:Hsh", kOpts, nullptr)) != -1) {
     switch (c) {
@@ -55,7 +56,7 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
       case 'H': with_hits = true; break;
       case 's': show_source = true; break;
       case 'h': return PrintHelp(kHelp);
-      default: return UsageError("buildid-list", "unknown option");
+      default: return BadOption("buildid-list", argv[optind - 1]);
     }
   }
   if (optind != argc)
@@ -80,13 +81,13 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
         printf("%s %s\n", ids[name].ToHex().c_str(), name.c_str());
       }
     }
-    return kExitOk;
+    return FinishOutput("buildid-list");
   }
 
   Session session(*reader);
   Status st = session.Process();
   if (!st.ok()) {
-    PrintError("buildid-list", input + ": " + st.error().ToString());
+    PrintError("buildid-list", st.error().ToStringIn(input));
     return kExitBadInput;
   }
   for (const Dso& d : session.dsos()) {
@@ -99,5 +100,5 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
       printf("%s %s\n", d.build_id->ToHex().c_str(), d.path.c_str());
     }
   }
-  return kExitOk;
+  return FinishOutput("buildid-list");
 }

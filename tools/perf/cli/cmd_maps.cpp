@@ -86,23 +86,22 @@ int pbid_cmd_maps(int argc, char** argv) {
   std::string input = "perf.data";
   bool json = false;
   bool have_pid = false;
-  long pid = 0;
+  int64_t pid = 0;
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   while ((c = getopt_long(argc, argv, "+i:p:h", kOpts, nullptr)) != -1) {
     switch (c) {
       case 'i': input = optarg; break;
       case 'j': json = true; break;
-      case 'p': {
-        char* end;
-        pid = strtol(optarg, &end, 10);
-        if (*end != 0)
-          return UsageError("maps", std::string("bad pid '") + optarg + "'");
+      case 'p':
+        // -1 selects the kernel's mappings.
+        if (!ParseInt(optarg, -1, INT32_MAX, &pid))
+          return UsageError("maps", BadNumber("-p", optarg, -1, INT32_MAX));
         have_pid = true;
         break;
-      }
       case 'h': return PrintHelp(kHelp);
-      default: return UsageError("maps", "unknown option");
+      default: return BadOption("maps", argv[optind - 1]);
     }
   }
   if (optind != argc) {
@@ -114,7 +113,7 @@ int pbid_cmd_maps(int argc, char** argv) {
   Session session(*reader);
   Status st = session.Process();
   if (!st.ok()) {
-    PrintError("maps", input + ": " + st.error().ToString());
+    PrintError("maps", st.error().ToStringIn(input));
     return kExitBadInput;
   }
   bool first = true;
@@ -142,5 +141,5 @@ int pbid_cmd_maps(int argc, char** argv) {
   }
   if (json)
     printf("%s]\n", first ? "" : "\n");
-  return kExitOk;
+  return FinishOutput("maps");
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,7 +69,9 @@ const char kHelp[] =
     "    without one, and those whose file could not be read (unreadable).\n"
     "\n"
     "OPTIONS\n"
-    "    -o, --output FILE     output file (default: perf.data)\n"
+    "    -o, --output FILE     output file (default: perf.data); a non-empty FILE is kept\n"
+    "                          as FILE.old. '-' streams pipe-mode perf.data to stdout\n"
+    "                          (perf record -o -) and sends COMMAND's stdout to stderr\n"
     "    -F, --freq HZ         sample at HZ per second (default: 4000, capped at\n"
     "                          kernel.perf_event_max_sample_rate)\n"
     "    -c, --count PERIOD    sample every PERIOD events (nanoseconds for the clocks)\n"
@@ -83,7 +86,9 @@ const char kHelp[] =
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
-    "    0  the file was written (COMMAND's own exit status is reported, not returned)\n"
+    "    With COMMAND, once the file is written: COMMAND's exit status (128+N if signal N\n"
+    "    killed it, 0 if it died of the SIGINT/SIGTERM that stopped the recording), as perf.\n"
+    "    0  the file was written (-a, -p)\n"
     "    1  recording failed: events could not be opened, COMMAND could not run, write error\n"
     "    2  bad command line\n"
     "\n"
@@ -151,6 +156,17 @@ std::string ReadLine(const std::string& path) {
   return s;
 }
 
+// perf's check_backup: a non-empty FILE is kept as FILE.old when a new recording replaces it.
+Status BackupOld(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    return Ok();
+  std::string old = path + ".old";
+  if (rename(path.c_str(), old.c_str()) < 0)
+    return Error::Sys(path, errno, "cannot move the previous recording to " + old);
+  return Ok();
+}
+
 std::vector<pid_t> ListDir(const std::string& dir) {
   std::vector<pid_t> out;
   DIR* d = opendir(dir.c_str());
@@ -207,6 +223,7 @@ class Recorder {
   int StartChild();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
+  bool to_stdout() const { return opt_.output == "-"; }
 
   Options opt_;
   int argc_;
@@ -264,6 +281,9 @@ int Recorder::StartChild() {
   if (pid == 0) {
     close(go[1]);
     close(err[0]);
+    // Our stdout is the perf.data stream: the command writes to stderr instead, as in perf.
+    if (to_stdout() && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+      _exit(127);
     char c;
     // Wait until the events are open: exec then enables them (enable_on_exec).
     if (read(go[0], &c, 1) != 1)
@@ -646,6 +666,16 @@ void Recorder::Summary() {
 }
 
 int Recorder::Run() {
+  // Handlers first: a SIGINT that comes while the command starts must stop the recording,
+  // not kill the recorder.
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // A reader of our output going away must not kill us before the file is finished.
+  signal(SIGPIPE, SIG_IGN);
+
   std::vector<pid_t> targets, synth;
   if (opt_.all_cpus) {
     targets.push_back(-1);
@@ -662,14 +692,6 @@ int Recorder::Run() {
     targets.push_back(child_);
   }
 
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  // A reader of our output going away must not kill us before the file is finished.
-  signal(SIGPIPE, SIG_IGN);
-
   auto kill_child = [&]() {
     if (child_ > 0) {
       kill(child_, SIGKILL);
@@ -683,7 +705,8 @@ int Recorder::Run() {
     return rc;
   }
   std::vector<EventAttr> attrs{attr_};
-  auto w = PerfDataWriter::Create(opt_.output, attrs);
+  auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
+                       : PerfDataWriter::Create(opt_.output, attrs);
   if (!w.ok()) {
     PrintError("record", w.error());
     kill_child();
@@ -720,9 +743,17 @@ int Recorder::Run() {
       PrintError("record", Error::Sys(opt_.command[0], e, "cannot run"));
       waitpid(child_, nullptr, 0);
       child_ = -1;
-      unlink(opt_.output.c_str());
-      return kExitFailure;
+      return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
     }
+  }
+  // A recording exists now: the previous file becomes FILE.old and this one takes its name.
+  s = to_stdout() ? Ok() : BackupOld(opt_.output);
+  if (s.ok())
+    s = writer_->Publish();
+  if (!s.ok()) {
+    PrintError("record", s.error());
+    kill_child();
+    return kExitFailure;
   }
 
   std::vector<pollfd> pfds;
@@ -795,18 +826,20 @@ int Recorder::Run() {
               WTERMSIG(child_status));
     }
   }
+  // As perf: the command's own status, so that a script sees it fail. A command that dies of
+  // the SIGINT/SIGTERM that stopped us (or of our SIGTERM/SIGKILL) did what was asked.
+  if (child_done && WIFEXITED(child_status))
+    return WEXITSTATUS(child_status);
+  if (child_done && WIFSIGNALED(child_status) && !g_stop)
+    return 128 + WTERMSIG(child_status);
   return kExitOk;
 }
 
-bool ParseU64(const char* s, uint64_t* v) {
-  char* end;
-  errno = 0;
-  unsigned long long x = strtoull(s, &end, 10);
-  if (errno || *end || end == s || x == 0)
-    return false;
-  *v = x;
-  return true;
-}
+// perf_event_attr.sample_period with bit 63 set is EINVAL; the ring buffer size in bytes, and
+// a quarter of it as wakeup_watermark (u32), must not overflow.
+constexpr uint64_t kMaxPeriod = INT64_MAX;
+constexpr uint64_t kMaxFreq = UINT32_MAX;
+constexpr uint64_t kMaxPages = 1 << 20;
 
 }  // namespace
 
@@ -821,19 +854,20 @@ int pbid_cmd_record(int argc, char** argv) {
   Options o;
   bool have_freq = false;
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   uint64_t v;
   while ((c = getopt_long(argc, argv, "+o:F:c:ge:ap:m:qh", kOpts, nullptr)) != -1) {
     switch (c) {
       case 'o': o.output = optarg; break;
       case 'F':
-        if (!ParseU64(optarg, &o.freq))
-          return UsageError("record", "bad -F value");
+        if (!ParseUnsigned(optarg, 1, kMaxFreq, &o.freq))
+          return UsageError("record", BadNumber("-F", optarg, 1, kMaxFreq));
         have_freq = true;
         break;
       case 'c':
-        if (!ParseU64(optarg, &o.period))
-          return UsageError("record", "bad -c value");
+        if (!ParseUnsigned(optarg, 1, kMaxPeriod, &o.period))
+          return UsageError("record", BadNumber("-c", optarg, 1, kMaxPeriod));
         break;
       case 'g': o.callchain = true; break;
       case 'e':
@@ -845,21 +879,22 @@ int pbid_cmd_record(int argc, char** argv) {
         break;
       case 'a': o.all_cpus = true; break;
       case 'p': {
-        if (!ParseU64(optarg, &v))
-          return UsageError("record", "bad -p value");
+        if (!ParseUnsigned(optarg, 1, INT32_MAX, &v))
+          return UsageError("record", BadNumber("-p", optarg, 1, INT32_MAX));
         o.pid = static_cast<pid_t>(v);
         break;
       }
       case 'm':
-        if (!ParseU64(optarg, &v) || (v & (v - 1)) != 0) {
-          return UsageError("record", "-m needs a power of two");
+        if (!ParseUnsigned(optarg, 1, kMaxPages, &v) || (v & (v - 1)) != 0) {
+          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) +
+                                          ", a power of two");
         }
         o.pages = v;
         break;
       case 'q': o.quiet = true; break;
       case 'B': o.no_buildid_attr = true; break;
       case 'h': return PrintHelp(kHelp);
-      default: return UsageError("record", "unknown option");
+      default: return BadOption("record", argv[optind - 1]);
     }
   }
   for (int i = optind; i < argc; i++)

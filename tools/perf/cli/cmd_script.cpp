@@ -193,13 +193,14 @@ bool ParseCommon(const char* cmd, const char* help, int argc, char** argv, std::
                           {"help", no_argument, nullptr, 'h'},
                           {nullptr, 0, nullptr, 0}};
   optind = 1;
+  opterr = 0;  // one message of ours, not getopt's on top
   int c;
   while ((c = getopt_long(argc, argv, "+i:h", kOpts, nullptr)) != -1) {
     switch (c) {
       case 'i': *input = optarg; break;
       case 'f': *flag = true; break;
       case 'h': *exit_code = PrintHelp(help); return false;
-      default: *exit_code = UsageError(cmd, "unknown option"); return false;
+      default: *exit_code = BadOption(cmd, argv[optind - 1]); return false;
     }
   }
   if (optind != argc) {
@@ -269,10 +270,10 @@ int pbid_cmd_script(int argc, char** argv) {
   Status st = session.Process(on_sample, on_record);
   fflush(stdout);
   if (!st.ok()) {
-    PrintError("script", input + ": " + st.error().ToString());
+    PrintError("script", st.error().ToStringIn(input));
     return kExitBadInput;
   }
-  return kExitOk;
+  return FinishOutput("script");
 }
 
 int pbid_cmd_dump(int argc, char** argv) {
@@ -312,7 +313,7 @@ int pbid_cmd_dump(int argc, char** argv) {
     auto d = Describe(r, attr);
     if (!d.ok()) {
       fflush(stdout);
-      PrintError("dump", input + ": " + d.error().ToString());
+      PrintError("dump", d.error().ToStringIn(input));
       return kExitBadInput;
     }
     auto sid = ParseSampleId(r, attr);
@@ -324,5 +325,5 @@ int pbid_cmd_dump(int argc, char** argv) {
     }
     printf("%" PRIu64 " 0x%" PRIx64 " [0x%x]: %s\n", t, r.offset, r.header.size, d->c_str());
   }
-  return kExitOk;
+  return FinishOutput("dump");
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -143,12 +144,29 @@ Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name) {
   return ReadElfBuildIdElf(elf.get(), name);
 }
 
-Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<int> OpenRegularFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     return Error::Sys(path, errno, "cannot open");
-  auto r = ReadElfBuildIdFd(fd, path);
-  close(fd);
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = errno;
+    close(fd);
+    return Error::Sys(path, e, "cannot stat");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return Error(path, "not a regular file");
+  }
+  return fd;
+}
+
+Result<MaybeBuildId> ReadElfBuildId(const std::string& path) {
+  auto fd = OpenRegularFile(path);
+  if (!fd.ok())
+    return fd.error();
+  auto r = ReadElfBuildIdFd(*fd, path);
+  close(*fd);
   return r;
 }
 

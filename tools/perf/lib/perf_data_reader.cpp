@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "byte_io.h"
+#include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 
 namespace pbid {
@@ -77,18 +78,16 @@ uint64_t TrailingPayload(const ByteReader& rb, uint32_t type) {
 }  // namespace
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::Sys(path, errno, "cannot open");
+  // -i FIFO would otherwise block before the regular-file check could refuse it.
+  auto opened = OpenRegularFile(path);
+  if (!opened.ok())
+    return opened.error();
+  int fd = *opened;
   struct stat st;
   if (fstat(fd, &st) < 0) {
     int e = errno;
     close(fd);
     return Error::Sys(path, e, "cannot stat");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return Error(path, "not a regular file");
   }
   std::unique_ptr<PerfDataReader> r(new PerfDataReader());
   r->size_ = st.st_size;
@@ -121,9 +120,14 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<ui
 }
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
-                                                                   const std::string& name) {
+                                                                   const std::string& name,
+                                                                   uint64_t max_bytes) {
+  // Checked as it arrives: the magic and header size once 16 bytes are in, then (pipe mode)
+  // each record header, so that garbage fails at once instead of after reading it all.
   std::vector<uint8_t> bytes;
   uint8_t buf[1 << 16];
+  bool header_checked = false, pipe = false, swap = false;
+  uint64_t next = kPipeHeaderSize;  // offset of the next record header in a pipe stream
   while (true) {
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR)
@@ -132,7 +136,44 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
       return Error::Sys(name, errno, "read failed");
     if (n == 0)
       break;
+    if (bytes.size() + static_cast<uint64_t>(n) > max_bytes) {
+      return Error(name, "input larger than " + std::to_string(max_bytes) +
+                             " bytes; save it to a file and read that");
+    }
     bytes.insert(bytes.end(), buf, buf + n);
+    if (!header_checked && bytes.size() >= kPipeHeaderSize) {
+      Status s = CheckMagic(bytes.data(), &swap);
+      if (!s.ok())
+        return s.error();
+      ByteReader br(bytes.data(), bytes.size(), swap);
+      uint64_t hsize = br.U64At(8);
+      if (hsize != kPipeHeaderSize && hsize != kFileHeaderSize) {
+        return Error("header.size", 8,
+                     "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
+      }
+      pipe = hsize == kPipeHeaderSize;
+      header_checked = true;
+    }
+    while (pipe && next + 8 <= bytes.size()) {
+      ByteReader rb(bytes.data() + next, bytes.size() - next, swap, next);
+      uint32_t type = rb.U32At(0);
+      uint16_t size = rb.U16At(6);
+      if (size < 8) {
+        return Error("data.record.header.size", next + 6,
+                     "record size " + std::to_string(size) + " smaller than its header");
+      }
+      if (next + size > bytes.size())
+        break;
+      uint64_t payload = 0;
+      if ((type == kRecordAuxtrace && size >= 16) ||
+          (type == kRecordHeaderTracingData && size >= 12))
+        payload = TrailingPayload(ByteReader(bytes.data() + next, size, swap), type);
+      if (payload > max_bytes) {
+        pipe = false;  // FromBytes names the record at the end; stop walking here
+        break;
+      }
+      next += size + payload;  // no overflow: both are bounded
+    }
   }
   return FromBytes(std::move(bytes));
 }
@@ -142,39 +183,61 @@ PerfDataReader::~PerfDataReader() {
     munmap(const_cast<uint8_t*>(base_), size_);
 }
 
-Status PerfDataReader::Validate() {
-  if (size_ < kPipeHeaderSize) {
-    return Error("header.magic", 0,
-                 "file of " + std::to_string(size_) + " bytes is too small for a perf.data header");
-  }
+Status PerfDataReader::CheckMagic(const uint8_t* p, bool* swap) {
   uint64_t magic;
-  memcpy(&magic, base_, 8);
+  memcpy(&magic, p, 8);
   if (magic == kMagic) {
-    swap_ = false;
+    *swap = false;
   } else if (magic == internal::Swap64(kMagic)) {
-    swap_ = true;
+    *swap = true;
   } else if (magic == kMagicV1 || magic == internal::Swap64(kMagicV1)) {
     return Error("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
   } else {
     return Error("header.magic", 0, "not a perf.data file (no PERFILE2 magic)");
   }
+  return Ok();
+}
+
+Status PerfDataReader::Validate() {
+  if (size_ < kPipeHeaderSize) {
+    return Error("header.magic", 0,
+                 "file of " + std::to_string(size_) + " bytes is too small for a perf.data header");
+  }
+  Status magic = CheckMagic(base_, &swap_);
+  if (!magic.ok())
+    return magic;
   ByteReader br(base_, size_, swap_);
   uint64_t hsize = br.U64At(8);
   if (hsize == kPipeHeaderSize) {
     pipe_ = true;
-    return ParsePipeStream();
+    Status s = ParsePipeStream();
+    if (s.ok())
+      IndexIds();
+    return s;
   }
   if (hsize != kFileHeaderSize) {
     return Error("header.size", 8,
                  "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
   }
   Status s = ParseFileHeader();
-  if (!s.ok())
-    return s;
-  s = WalkRecords();
-  if (!s.ok())
-    return s;
-  return ParseFeatures(data_off_ + data_size_);
+  if (s.ok())
+    s = WalkRecords();
+  if (s.ok())
+    s = ParseFeatures(data_off_ + data_size_);
+  if (s.ok())
+    IndexIds();
+  return s;
+}
+
+// Records are matched to their event by id, twice per record: a hash map keeps that linear
+// in the number of records however many events a file declares. The first owner of an id
+// wins, as in a scan in file order.
+void PerfDataReader::IndexIds() {
+  id_index_.clear();
+  for (size_t i = 0; i < attrs_.size(); i++) {
+    for (uint64_t id : attrs_[i].ids)
+      id_index_.emplace(id, i);
+  }
 }
 
 Status PerfDataReader::ParseFileHeader() {
@@ -204,6 +267,16 @@ Status PerfDataReader::ParseFileHeader() {
   }
   if (!InFile(data_off_, data_size_, size_)) {
     return OutsideFile("header.data", 40, data_off_, data_size_, size_);
+  }
+  if (data_size_ == 0) {
+    // What a recorder killed before its first checkpoint leaves; perf asks the same.
+    return Error("header.data.size", 48,
+                 "data size is 0: was the recording terminated properly?");
+  }
+  if (data_off_ < kFileHeaderSize) {
+    return Error("header.data.offset", 40,
+                 "data section at " + std::to_string(data_off_) + " overlaps the file header (" +
+                     std::to_string(kFileHeaderSize) + " bytes)");
   }
   uint64_t n = attrs_size / attr_size;
   if (n == 0)
@@ -245,6 +318,9 @@ Status PerfDataReader::ParseFileHeader() {
     }
     for (uint64_t j = 0; j < ids_size / 8; j++)
       ea.ids.push_back(br.U64At(ids_off + 8 * j));
+    Status same = SameSampleIdAll(ea, field, off);
+    if (!same.ok())
+      return same;
     attrs_.push_back(std::move(ea));
   }
   return Ok();
@@ -294,7 +370,23 @@ Status PerfDataReader::WalkRecords() {
         ea.attr = *attr;
         for (uint64_t p = 8 + asz; p + 8 <= h->size; p += 8)
           ea.ids.push_back(rb.U64At(p));
+        Status same = SameSampleIdAll(ea, "data.header_attr", off + 8);
+        if (!same.ok())
+          return same;
         attrs_.push_back(std::move(ea));
+      } else if (h->type == kRecordHeaderBuildId) {
+        // perf writes the build-id table of a pipe-mode stream as these records.
+        auto b = ParseHeaderBuildId(RecordView{*h, base_ + off, off, swap_});
+        if (!b.ok()) {
+          Error e = b.error();
+          e.field = "data." + e.field;
+          return e;
+        }
+        if (!features_.build_ids)
+          features_.build_ids.emplace();
+        features_.build_ids->push_back(
+            BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask), b->build_id,
+                         std::string(b->filename)});
       } else if (h->type == 80 /* PERF_RECORD_HEADER_FEATURE */ && h->size >= 16) {
         uint64_t bit = rb.U64At(8);
         if (bit < kFeatBits) {
@@ -428,6 +520,17 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
         return Error("feature[EVENT_DESC].attr_size", off + 4, "inconsistent with the section");
       }
       pos = 8;
+      // Attrs by their first id, built once: matching each description against every attr
+      // would be quadratic in the number of events.
+      std::unordered_multimap<uint64_t, size_t> by_first_id;
+      for (size_t a = 0; a < attrs_.size(); a++) {
+        if (!attrs_[a].ids.empty())
+          by_first_id.emplace(attrs_[a].ids[0], a);
+      }
+      auto name_attr = [&](size_t a, const std::string& name) {
+        if (attrs_[a].name.empty())
+          attrs_[a].name = name;
+      };
       for (uint32_t i = 0; i < *nre; i++) {
         std::string field = "feature[EVENT_DESC].event[" + std::to_string(i) + "]";
         if (!br.Has(pos, *sz))
@@ -446,10 +549,13 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
         uint64_t first_id = *nri ? br.U64At(pos) : 0;
         pos += static_cast<uint64_t>(*nri) * 8;
         // Names belong to the attr with the same ids, or the same index when ids are absent.
-        for (size_t a = 0; a < attrs_.size(); a++) {
-          bool match = *nri ? (!attrs_[a].ids.empty() && attrs_[a].ids[0] == first_id) : a == i;
-          if (match && attrs_[a].name.empty())
-            attrs_[a].name = *name;
+        if (*nri == 0) {
+          if (i < attrs_.size())
+            name_attr(i, *name);
+        } else {
+          auto [lo, hi] = by_first_id.equal_range(first_id);
+          for (auto it = lo; it != hi; ++it)
+            name_attr(it->second, *name);
         }
       }
       return Ok();
@@ -464,14 +570,21 @@ std::pair<const uint8_t*, size_t> PerfDataReader::FeatureBytes(int bit) const {
   return {base_ + feat_sections_[bit].first, feat_sections_[bit].second};
 }
 
+// Every non-sample record ends in a sample_id block whose size depends on its event, and the
+// event is found through that block: events that disagree on sample_id_all make it ambiguous
+// (perf: "non matching sample_id_all").
+Status PerfDataReader::SameSampleIdAll(const EventAttr& ea, const std::string& field,
+                                       uint64_t attr_off) const {
+  if (attrs_.empty() || ea.attr.sample_id_all == attrs_[0].attr.sample_id_all)
+    return Ok();
+  return Error(field + ".sample_id_all", attr_off + 40,
+               "events disagree on sample_id_all (" + std::to_string(ea.attr.sample_id_all) +
+                   " here, " + std::to_string(attrs_[0].attr.sample_id_all) + " in the first)");
+}
+
 const EventAttr* PerfDataReader::AttrForId(uint64_t id) const {
-  for (const EventAttr& a : attrs_) {
-    for (uint64_t x : a.ids) {
-      if (x == id)
-        return &a;
-    }
-  }
-  return nullptr;
+  auto it = id_index_.find(id);
+  return it == id_index_.end() ? nullptr : &attrs_[it->second];
 }
 
 // Records without an event id were written by the recording tool, not by the kernel: perf

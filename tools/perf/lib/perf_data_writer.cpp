@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "byte_io.h"
@@ -20,6 +22,8 @@ constexpr uint64_t kHeaderSize = 104;
 constexpr uint64_t kAttrEntrySize = kWrittenAttrSize + 16;  // attr + perf_file_section ids
 constexpr size_t kNameAlign = 64;                           // NAME_ALIGN in perf's header.c
 constexpr size_t kBufSize = 1 << 16;
+constexpr uint64_t kPipeHeaderSize = 16;
+constexpr uint32_t kRecordHeaderFeature = 80;  // PERF_RECORD_HEADER_FEATURE
 
 void String(ByteWriter& w, const std::string& s) {
   size_t len = (s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign;
@@ -52,9 +56,13 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
     return Error("attrs", "a perf.data file needs at least one event");
   std::unique_ptr<PerfDataWriter> w(new PerfDataWriter());
   w->path_ = path;
-  w->fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::vector<char> tmp(path.begin(), path.end());
+  const char kSuffix[] = ".tmp.XXXXXX";
+  tmp.insert(tmp.end(), kSuffix, kSuffix + sizeof(kSuffix));
+  w->fd_ = mkostemp(tmp.data(), O_CLOEXEC);
   if (w->fd_ < 0)
     return Error::Sys(path, errno, "cannot create");
+  w->tmp_path_ = tmp.data();
   w->attrs_ = std::move(attrs);
 
   // Layout: header, id arrays, attr table, data. Everything before the data is final now.
@@ -89,15 +97,59 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
   return w;
 }
 
+Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::CreatePipe(int fd, const std::string& name,
+                                                                   std::vector<EventAttr> attrs) {
+  if (attrs.empty())
+    return Error("attrs", "a perf.data file needs at least one event");
+  std::unique_ptr<PerfDataWriter> w(new PerfDataWriter());
+  w->path_ = name;
+  w->fd_ = fd;
+  w->pipe_ = true;
+  w->attrs_ = std::move(attrs);
+  ByteWriter pre;
+  pre.U64(kMagic);
+  pre.U64(kPipeHeaderSize);
+  for (const EventAttr& a : w->attrs_) {
+    auto bytes = EncodeAttr(a.attr, false);
+    uint64_t size = 8 + bytes.size() + 8 * a.ids.size();
+    if (size > kMaxRecordSize)
+      return Error("attrs", "an event with " + std::to_string(a.ids.size()) +
+                                " ids does not fit a HEADER_ATTR record");
+    pre.U32(kRecordHeaderAttr);
+    pre.U16(0);
+    pre.U16(static_cast<uint16_t>(size));
+    pre.Bytes(bytes.data(), bytes.size());
+    for (uint64_t id : a.ids)
+      pre.U64(id);
+  }
+  Status s = w->WriteAt(0, pre.buffer().data(), pre.size());
+  if (!s.ok())
+    return s.error();
+  w->buf_.reserve(kBufSize);
+  return w;
+}
+
 PerfDataWriter::~PerfDataWriter() {
-  if (fd_ >= 0)
+  if (fd_ >= 0 && !pipe_)
     close(fd_);
+  if (!tmp_path_.empty())
+    unlink(tmp_path_.c_str());
+}
+
+Status PerfDataWriter::Publish() {
+  if (tmp_path_.empty())
+    return Ok();
+  if (rename(tmp_path_.c_str(), path_.c_str()) < 0)
+    return Error::Sys(path_, errno, "cannot rename " + tmp_path_ + " into place");
+  tmp_path_.clear();
+  return Ok();
 }
 
 Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
   const uint8_t* b = static_cast<const uint8_t*>(p);
   while (n > 0) {
-    ssize_t r = pwrite(fd_, b, n, off);
+    // A pipe-mode stream only ever appends.
+    ssize_t r = pipe_ ? write(fd_, b, n) : pwrite(fd_, b, n, off);
     if (r < 0) {
       if (errno == EINTR)
         continue;
@@ -146,7 +198,7 @@ Status PerfDataWriter::Checkpoint() {
   if (finished_)
     return Error("writer", "Checkpoint() after Finish()");
   Status s = Flush();
-  if (!s.ok())
+  if (!s.ok() || pipe_)
     return s;
   uint64_t nofeat[4] = {};
   ByteWriter hdr =
@@ -212,6 +264,30 @@ Status PerfDataWriter::Finish(const Features& f) {
     feats.emplace_back(kFeatEventDesc, std::move(w));
   }
 
+  if (pipe_) {
+    // As perf in pipe mode: the build-id table as HEADER_BUILD_ID records (they already are),
+    // every other feature as one HEADER_FEATURE record.
+    ByteWriter out;
+    for (auto& [bit, w] : feats) {
+      if (bit == kFeatBuildId) {
+        out.Bytes(w.buffer().data(), w.size());
+        continue;
+      }
+      w.PadTo(8);
+      uint64_t size = 16 + w.size();
+      if (size > kMaxRecordSize) {
+        return Error(path_, "feature " + std::to_string(bit) + " of " + std::to_string(w.size()) +
+                                " bytes does not fit a HEADER_FEATURE record");
+      }
+      out.U32(kRecordHeaderFeature);
+      out.U16(0);
+      out.U16(static_cast<uint16_t>(size));
+      out.U64(static_cast<uint64_t>(bit));
+      out.Bytes(w.buffer().data(), w.size());
+    }
+    return WriteAt(0, out.buffer().data(), out.size());
+  }
+
   uint64_t feat_off = data_off_ + data_size_;
   uint64_t off = feat_off + feats.size() * 16;
   ByteWriter table;
@@ -235,6 +311,9 @@ Status PerfDataWriter::Finish(const Features& f) {
   if (ftruncate(fd_, feat_off + table.size() + payload.size()) < 0) {
     return Error::Sys(path_, errno, "ftruncate");
   }
+  s = Publish();
+  if (!s.ok())
+    return s;
   if (close(fd_) < 0) {
     fd_ = -1;
     return Error::Sys(path_, errno, "close");

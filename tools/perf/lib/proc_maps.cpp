@@ -67,9 +67,10 @@ bool SameInode(int fd, const FileIdentity& ident) {
 }
 
 Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode) {
-  int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::Sys(p, errno, "cannot open");
+  auto opened = OpenRegularFile(p);
+  if (!opened.ok())
+    return opened.error();
+  int fd = *opened;
   if (check_inode && !SameInode(fd, ident)) {
     close(fd);
     return Error(p, "file was replaced since it was mapped (inode differs)");

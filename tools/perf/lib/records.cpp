@@ -111,7 +111,8 @@ Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap
 
 Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr) {
   SampleId id;
-  if (attr == nullptr || !attr->attr.sample_id_all)
+  // Records the tool writes itself (HEADER_BUILD_ID, FINISHED_ROUND, ...) carry none.
+  if (attr == nullptr || !attr->attr.sample_id_all || r.header.type >= kRecordHeaderAttr)
     return id;
   size_t n = attr->SampleIdSize();
   if (r.header.size < 8 + n) {

@@ -24,4 +24,8 @@ std::string Error::ToString() const {
   return s;
 }
 
+std::string Error::ToStringIn(const std::string& file) const {
+  return field == file ? ToString() : file + ": " + ToString();
+}
+
 }  // namespace pbid

@@ -2,6 +2,7 @@
 #include "pbid/session.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace pbid {
 
@@ -78,7 +79,14 @@ void Session::AddMapping(Mapping m) {
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
-  auto& tree = maps_[m.pid];
+  std::shared_ptr<Tree>& slot = maps_[m.pid];
+  if (!slot)
+    slot = std::make_shared<Tree>();
+  else if (slot.use_count() > 1)
+    slot = std::make_shared<Tree>(*slot);  // copy on write
+  Tree& tree = *slot;
+  // The kernel's tree keeps its kernel-image spans indexed too, for Find's fallback.
+  bool kernel_tree = m.pid == -1;
   std::vector<std::pair<uint64_t, Span>> keep;
   auto it = tree.lower_bound(m.start);
   if (it != tree.begin())
@@ -93,33 +101,38 @@ void Session::AddMapping(Mapping m) {
       keep.push_back({s, Span{m.start, it->second.idx}});
     if (e > m.end)
       keep.push_back({m.end, Span{e, it->second.idx}});
+    if (kernel_tree)
+      kernel_images_.erase(s);
     it = tree.erase(it);
   }
-  for (auto& k : keep)
+  keep.push_back({m.start, Span{m.end, idx}});
+  for (auto& k : keep) {
     tree[k.first] = k.second;
-  tree[m.start] = Span{m.end, idx};
+    if (kernel_tree && IsKernelImage(mappings_[k.second.idx].path))
+      kernel_images_[k.first] = k.second.idx;
+  }
 }
 
 const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   auto t = maps_.find(kernel ? -1 : pid);
   if (t == maps_.end())
     return nullptr;
-  auto it = t->second.upper_bound(ip);
-  if (it != t->second.begin()) {
+  const Tree& tree = *t->second;
+  auto it = tree.upper_bound(ip);
+  if (it != tree.begin()) {
     --it;
     if (ip < it->second.end)
       return &mappings_[it->second.idx];
   }
   if (!kernel)
     return nullptr;
-  // perf extends the kernel image map up to the end of the address space (modules aside).
-  const Mapping* best = nullptr;
-  for (const auto& [start, span] : t->second) {
-    const Mapping& m = mappings_[span.idx];
-    if (IsKernelImage(m.path) && start <= ip)
-      best = &m;
-  }
-  return best;
+  // perf extends the kernel image map up to the end of the address space (modules aside): the
+  // kernel-image span with the highest start at or below ip, found in its own index so that a
+  // sample outside every mapping does not walk them all.
+  auto k = kernel_images_.upper_bound(ip);
+  if (k == kernel_images_.begin())
+    return nullptr;
+  return &mappings_[std::prev(k)->second];
 }
 
 Status Session::Process(const std::function<void(const SampleContext&)>& on_sample,
@@ -177,11 +190,19 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
 
   // Pass 2, time order.
   auto records = reader_.records();
+  uint64_t first_unknown = 0, first_unknown_id = 0;
   for (const Entry& e : order) {
     RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
     (void)records;
     stats_.records++;
     const EventAttr* attr = reader_.AttrForRecord(r);
+    if (attr == nullptr) {
+      if (stats_.unknown_id++ == 0) {
+        first_unknown = r.offset;
+        first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
+      }
+      continue;
+    }
     switch (r.header.type) {
       case PERF_RECORD_MMAP:
       case PERF_RECORD_MMAP2: {
@@ -241,7 +262,8 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
         if (!t.ok())
           return AtRecord(t.error(), r);
         int32_t pid = t->pid, ppid = t->ppid;
-        if (pid != ppid && maps_.find(pid) == maps_.end()) {
+        // -1 is the kernel's table, not a process a FORK could create.
+        if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
           auto p = maps_.find(ppid);
           if (p != maps_.end())
             maps_[pid] = p->second;
@@ -280,8 +302,6 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
         break;
       }
       case PERF_RECORD_SAMPLE: {
-        if (attr == nullptr)
-          break;
         auto s = ParseSample(r, *attr);
         if (!s.ok())
           return AtRecord(s.error(), r);
@@ -302,6 +322,12 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
     }
     if (on_record)
       on_record(r, attr);
+  }
+  if (stats_.unknown_id > 0) {
+    return Error("record.id", first_unknown,
+                 std::to_string(stats_.unknown_id) +
+                     " records carry an event id that no event in the header owns (first: id " +
+                     std::to_string(first_unknown_id) + ")");
   }
   return Ok();
 }

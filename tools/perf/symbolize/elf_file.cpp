@@ -16,9 +16,10 @@ namespace pbid {
 Result<ElfFile> ElfFile::Open(const std::string& path) {
   if (!LibelfReady())
     return Error("libelf", "elf_version failed: " + std::string(elf_errmsg(-1)));
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::Sys(path, errno, "open");
+  auto opened = OpenRegularFile(path);
+  if (!opened.ok())
+    return opened.error();
+  int fd = *opened;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr || elf_kind(elf) != ELF_K_ELF) {
     std::string msg = elf == nullptr ? elf_errmsg(-1) : "not an ELF file";

@@ -287,13 +287,11 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   const SampleRecord& s = ctx.sample;
   const EventAttr* attr = &ctx.attr;
   const std::vector<EventAttr>& attrs = reader->attrs();
-  size_t ev = 0;  // the event's index, for its table and its pprof value
-  for (size_t i = 0; i < attrs.size(); i++) {
-    if (&attrs[i] == attr || attrs[i].ids == attr->ids) {
-      ev = i;
-      break;
-    }
-  }
+  // The event's index, for its table and its pprof value. The session hands out the reader's
+  // own attrs, so the index is the pointer's offset; no search per sample.
+  size_t ev = 0;
+  if (!attrs.empty() && attr >= attrs.data() && attr < attrs.data() + attrs.size())
+    ev = static_cast<size_t>(attr - attrs.data());
   uint64_t period = (attr->attr.sample_type & PERF_SAMPLE_PERIOD) ? s.period
                     : attr->attr.freq                             ? 1
                                                                   : attr->attr.sample_period;
@@ -446,7 +444,9 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     return st.error();
   if (!failed.ok())
     return failed.error();
-  cov.lost = im.session->stats().lost + im.session->stats().lost_samples;
+  // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
+  // overruns, a count of events, not of samples.
+  cov.lost = im.session->stats().lost_samples;
   if (im.pprof && last_time > first_time) {
     im.pprof->SetTime(0, static_cast<int64_t>(last_time - first_time));
   }

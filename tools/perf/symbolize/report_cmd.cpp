@@ -177,14 +177,12 @@ int pbid_cmd_report(int argc, char** argv) {
   auto reader = input == "-" ? pbid::PerfDataReader::FromStream(STDIN_FILENO, "stdin")
                              : pbid::PerfDataReader::Open(input);
   if (!reader.ok()) {
-    fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
-            reader.error().ToString().c_str());
+    fprintf(stderr, "perf-buildid report: %s\n", reader.error().ToStringIn(input).c_str());
     return kExitBadInput;
   }
   auto report = pbid::Report::Build(**reader, opts);
   if (!report.ok()) {
-    fprintf(stderr, "perf-buildid report: %s: %s\n", input.c_str(),
-            report.error().ToString().c_str());
+    fprintf(stderr, "perf-buildid report: %s\n", report.error().ToStringIn(input).c_str());
     return kExitBadInput;
   }
   (*report)->PrintTable(stdout);
@@ -197,7 +195,5 @@ int pbid_cmd_report(int argc, char** argv) {
     }
     fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
   }
-  if (fflush(stdout) != 0)
-    return kExitFailure;
-  return kExitOk;
+  return pbid::cli::FinishOutput("report");
 }

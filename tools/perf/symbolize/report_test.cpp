@@ -372,6 +372,8 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
   a.ids = {1};
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
+  // One record: a data section of size 0 is what a killed recorder leaves, and is refused.
+  ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   auto reader = PerfDataReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
@@ -419,6 +421,7 @@ TEST(ReportErrorsTest, BadInputAndUsage) {
   a.ids = {1};
   auto w = PerfDataWriter::Create(empty, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
+  ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   r = RunCommand(tool + " --no-debuginfod --debug-root '' -i " + Quote(empty) +
                  " --format pprof -o " + Quote(tmp.path() + "/no/such/dir/out.pb.gz"));

@@ -16,6 +16,7 @@
 
 #include "debug_locator.h"
 #include "elf_file.h"
+#include "pbid/elf_build_id.h"
 
 namespace pbid {
 
@@ -67,10 +68,11 @@ int FindDebuginfo(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const 
   const auto* path = static_cast<const std::string*>(*userdata);
   if (path == nullptr || path->empty())
     return -1;
-  int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0)
-    *debuginfo_file_name = strdup(path->c_str());
-  return fd;
+  auto fd = OpenRegularFile(*path);
+  if (!fd.ok())
+    return -1;
+  *debuginfo_file_name = strdup(path->c_str());
+  return *fd;
 }
 
 // Never called: every module is reported with an open descriptor.

@@ -23,6 +23,9 @@ namespace pbid {
 using MaybeBuildId = std::optional<BuildId>;
 
 Result<MaybeBuildId> ReadElfBuildId(const std::string& path);
+// Opens a path taken from input (a recorded file name) for reading: never blocks (a FIFO with
+// no writer would wait forever) and accepts only regular files. The caller owns the fd.
+Result<int> OpenRegularFile(const std::string& path);
 // Reads from an open fd (not closed); `name` is used in errors.
 Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name);
 // An ELF image in memory, e.g. the vdso.

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "pbid/build_id.h"
@@ -72,9 +73,13 @@ class PerfDataReader {
   static Result<std::unique_ptr<PerfDataReader>> Open(const std::string& path);
   // Same validation over bytes in memory (tests, pipes read to memory).
   static Result<std::unique_ptr<PerfDataReader>> FromBytes(std::vector<uint8_t> bytes);
-  // Reads `fd` to its end (a pipe-mode stream, `-i -`), then validates like FromBytes. `name`
-  // (e.g. "stdin") names the input in read errors. fd is not closed.
-  static Result<std::unique_ptr<PerfDataReader>> FromStream(int fd, const std::string& name);
+  // Reads `fd` to its end (a pipe-mode stream, `-i -`), then validates like FromBytes. The
+  // magic, the header size and each pipe-mode record header are checked as they arrive, and
+  // at most max_bytes are held: bad input fails before the writer is done. `name` (e.g.
+  // "stdin") names the input in read errors. fd is not closed.
+  static constexpr uint64_t kMaxStreamBytes = uint64_t{2} << 30;
+  static Result<std::unique_ptr<PerfDataReader>> FromStream(int fd, const std::string& name,
+                                                            uint64_t max_bytes = kMaxStreamBytes);
 
   ~PerfDataReader();
   PerfDataReader(const PerfDataReader&) = delete;
@@ -122,12 +127,15 @@ class PerfDataReader {
 
  private:
   PerfDataReader() = default;
+  static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes
   Status Validate();
   Status ParseFileHeader();
   Status ParsePipeStream();
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
   Status WalkRecords();
+  void IndexIds();
+  Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
 
   const uint8_t* base_ = nullptr;
@@ -138,6 +146,7 @@ class PerfDataReader {
   bool pipe_ = false;
   uint64_t data_off_ = 0, data_size_ = 0, record_count_ = 0;
   std::vector<EventAttr> attrs_;
+  std::unordered_map<uint64_t, size_t> id_index_;  // sample id -> index into attrs_
   bool feat_bits_[kFeatBits] = {};
   std::vector<std::pair<uint64_t, uint64_t>> feat_sections_ =
       std::vector<std::pair<uint64_t, uint64_t>>(kFeatBits);
@@ -146,6 +155,9 @@ class PerfDataReader {
 
 // Writes a perf.data file: header, attrs with their ids, the data section, then the feature
 // sections on Finish(). Records are written as given (native byte order).
+// The file is written under a temporary name beside `path` and renamed over it by Publish()
+// (or Finish()), so that a recording that never starts leaves an existing file alone; a
+// writer destroyed unpublished removes its temporary file.
 // Until Finish() the header on disk covers the data up to the last Checkpoint() and lists no
 // features; the recorder checkpoints every second and finishes on SIGINT/SIGTERM.
 class PerfDataWriter {
@@ -153,6 +165,12 @@ class PerfDataWriter {
   // attrs must carry their final ids (the kernel's PERF_EVENT_IOC_ID) and names.
   static Result<std::unique_ptr<PerfDataWriter>> Create(const std::string& path,
                                                         std::vector<EventAttr> attrs);
+  // Pipe mode, as perf record -o -: the 16-byte pipe header and one HEADER_ATTR record per
+  // event, then the records as they come; Finish() appends the build-id table as
+  // HEADER_BUILD_ID records and the other features as HEADER_FEATURE records. The stream
+  // never seeks, so fd may be a pipe; it is not closed. `name` names it in errors.
+  static Result<std::unique_ptr<PerfDataWriter>> CreatePipe(int fd, const std::string& name,
+                                                            std::vector<EventAttr> attrs);
   ~PerfDataWriter();
   PerfDataWriter(const PerfDataWriter&) = delete;
   PerfDataWriter& operator=(const PerfDataWriter&) = delete;
@@ -164,6 +182,9 @@ class PerfDataWriter {
       return Error("record.size", "record over 65535 bytes: a record header cannot hold its size");
     return WriteRecord(rec.data(), rec.size());
   }
+
+  // Renames the file into place at `path` (a no-op once done).
+  Status Publish();
 
   // Flushes the records and rewrites the header to cover them (no feature sections yet), so
   // that a recorder killed with SIGKILL still leaves a file with everything up to here.
@@ -182,6 +203,8 @@ class PerfDataWriter {
 
   int fd_ = -1;
   std::string path_;
+  std::string tmp_path_;  // until published
+  bool pipe_ = false;     // sequential writes to a stream we do not own
   std::vector<EventAttr> attrs_;
   uint64_t attrs_off_ = 0, data_off_ = 0, data_size_ = 0;
   std::vector<uint8_t> buf_;

@@ -39,6 +39,9 @@ struct Error {
 
   // "header.data.size at offset 0x28: section ends at 4096, beyond file size 1000"
   std::string ToString() const;
+  // The same, naming the input file once: "FILE: field at offset ...", or ToString() alone
+  // when the error is about the file itself (its field is the path).
+  std::string ToStringIn(const std::string& file) const;
 };
 
 // Holds either a T or an Error. Accessing the wrong alternative is a programming error

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -73,6 +74,7 @@ struct SampleContext {
 struct SessionStats {
   uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
   uint64_t throttle = 0, bad_records = 0;
+  uint64_t unknown_id = 0;  // records whose event id no attr owns (Process() then fails)
   std::map<BuildIdSource, uint64_t> mappings_by_source;
 };
 
@@ -81,7 +83,9 @@ class Session {
   explicit Session(const PerfDataReader& reader) : reader_(reader) {}
 
   // Replays all records. A record that fails to decode stops processing with an error naming
-  // its offset; everything up to it has been delivered.
+  // its offset; everything up to it has been delivered. Records whose event id no attr owns
+  // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
+  // and the first one (perf stops on them with "failed to process type").
   // on_record, if given, sees every record (after the session handled it) in time order.
   Status Process(
       const std::function<void(const SampleContext&)>& on_sample = nullptr,
@@ -110,7 +114,12 @@ class Session {
     uint64_t end;
     size_t idx;
   };
-  std::unordered_map<int32_t, std::map<uint64_t, Span>> maps_;
+  // Shared by a process and the children it forked until one of them maps something: a FORK
+  // costs O(1), not a copy of the parent's table.
+  using Tree = std::map<uint64_t, Span>;
+  std::unordered_map<int32_t, std::shared_ptr<Tree>> maps_;
+  // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
+  std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
   SessionStats stats_;

@@ -39,7 +39,7 @@ struct SampleCoverage {
   uint64_t none = 0;           // mapping without any build ID
   uint64_t kernel = 0;         // kernel-mode samples
   uint64_t unmapped = 0;       // user ip outside every known mapping
-  uint64_t lost = 0;           // PERF_RECORD_LOST(_SAMPLES) totals
+  uint64_t lost = 0;           // PERF_RECORD_LOST_SAMPLES total, as perf's Total Lost Samples
   bool kallsyms_used = false;
   std::string kallsyms_note;  // why kernel symbols are (not) shown
 };

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The reader and every record decoder: whatever Open() accepts must decode, or fail with an
+// error, record by record, without reading outside the file. The same bytes also go through
+// the streaming path (-i -).
+#include <cstdint>
+#include <vector>
+
+#include "fuzz_util.h"
+#include "pbid/perf_data.h"
+#include "pbid/records.h"
+
+namespace {
+
+// Results are discarded: the sanitizers judge the work, the values do not matter.
+template <typename T>
+void Touch(const pbid::Result<T>& r) {
+  if (!r.ok())
+    (void)r.error().ToString();
+}
+
+void DecodeAll(const pbid::PerfDataReader& reader) {
+  for (const pbid::EventAttr& a : reader.attrs())
+    (void)a.SampleIdSize();
+  for (int bit = 0; bit < pbid::kFeatBits; bit++)
+    (void)reader.FeatureBytes(bit);
+  for (const pbid::RecordView& r : reader.records()) {
+    const pbid::EventAttr* attr = reader.AttrForRecord(r);
+    if (!reader.attrs().empty())
+      (void)pbid::RecordEventId(r, reader.attrs()[0]);
+    Touch(pbid::ParseSampleId(r, attr));
+    switch (r.header.type) {
+      case PERF_RECORD_MMAP: Touch(pbid::ParseMmap(r, attr)); break;
+      case PERF_RECORD_MMAP2: Touch(pbid::ParseMmap2(r, attr)); break;
+      case PERF_RECORD_COMM: Touch(pbid::ParseComm(r, attr)); break;
+      case PERF_RECORD_FORK:
+      case PERF_RECORD_EXIT: Touch(pbid::ParseTask(r, attr)); break;
+      case PERF_RECORD_LOST: Touch(pbid::ParseLost(r, attr)); break;
+      case PERF_RECORD_LOST_SAMPLES: Touch(pbid::ParseLostSamples(r, attr)); break;
+      case PERF_RECORD_THROTTLE:
+      case PERF_RECORD_UNTHROTTLE: Touch(pbid::ParseThrottle(r, attr)); break;
+      case PERF_RECORD_SAMPLE:
+        if (attr) {
+          auto s = pbid::ParseSample(r, *attr);
+          if (s.ok()) {
+            uint64_t sum = 0;
+            for (uint64_t i = 0; i < s->callchain.size(); i++)
+              sum += s->callchain[i];
+            (void)sum;
+          }
+        }
+        break;
+      case pbid::kRecordHeaderBuildId: Touch(pbid::ParseHeaderBuildId(r)); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto r = pbid::PerfDataReader::FromBytes(std::vector<uint8_t>(data, data + size));
+  if (r.ok())
+    DecodeAll(**r);
+  static pbid::fuzz::InputFile input;
+  input.Write(data, size);
+  auto s = pbid::PerfDataReader::FromStream(input.fd(), "fuzz input");
+  if (s.ok())
+    DecodeAll(**s);
+  return 0;
+}

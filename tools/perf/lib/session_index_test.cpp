@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The session's indexed lookups give the answers of the plain scans they replaced: events by
+// id (first owner wins), the kernel-image fallback for kernel samples outside every mapping,
+// and process tables shared after FORK until one side changes. Their cost is measured on
+// real files (pbid-craft) outside the unit tests; these tests pin the answers.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../tests/record_fixtures.h"
+#include "pbid/perf_data.h"
+#include "pbid/record_builder.h"
+#include "pbid/session.h"
+
+namespace pbid {
+namespace {
+
+EventAttr Attr(std::vector<uint64_t> ids, bool build_id) {
+  return fixtures::SampleAttr(std::move(ids), build_id);
+}
+
+// Mappings without a build id unless a test sets one.
+Mmap2Record Map(int32_t pid, uint64_t start, uint64_t len, const char* path, uint64_t time) {
+  Mmap2Record m = fixtures::Mmap2(pid, start, len, path, 1, time);
+  m.has_build_id = false;
+  return m;
+}
+
+RecordBytes Sample(uint16_t cpumode, int32_t pid, uint64_t ip, uint64_t time, const EventAttr& a,
+                   uint64_t id = 1) {
+  return BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
+}
+
+RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
+  TaskRecord t;
+  t.pid = t.tid = static_cast<uint32_t>(pid);
+  t.ppid = t.ptid = static_cast<uint32_t>(ppid);
+  t.time = time;
+  t.sample_id.pid = t.sample_id.tid = static_cast<uint32_t>(pid);
+  t.sample_id.id = 1;
+  t.sample_id.time = time;
+  return BuildTask(PERF_RECORD_FORK, t, &a);
+}
+
+// The file's samples in order, each as the path of its mapping ("-" for none).
+std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
+                                     const std::vector<RecordBytes>& recs) {
+  std::string path =
+      std::string(::testing::TempDir()) + "/pbid-index-" + std::to_string(getpid()) + ".data";
+  auto w = PerfDataWriter::Create(path, attrs);
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : recs)
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  EXPECT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  std::vector<std::string> out;
+  if (!r.ok())
+    return out;
+  Session s(**r);
+  Status st =
+      s.Process([&](const SampleContext& c) { out.push_back(c.mapping ? c.mapping->path : "-"); });
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  return out;
+}
+
+constexpr uint64_t kText = 0xffffffff81000000ULL;
+constexpr uint64_t kModule = 0xffffffffc0000000ULL;
+
+TEST(SessionIndexTest, KernelSamplesOutsideEveryMapFallBackToTheImage) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kKernel = PERF_RECORD_MISC_KERNEL;
+  std::vector<RecordBytes> recs = {
+      BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
+      BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
+      Sample(kKernel, 0, kText - 1, 3, a),          // below everything
+      Sample(kKernel, 0, kText + 0x100, 4, a),      // inside the image
+      Sample(kKernel, 0, kModule + 0x10, 5, a),     // inside the module
+      Sample(kKernel, 0, kModule + 0x2000, 6, a),   // past the module: the image, as perf
+      Sample(kKernel, 0, kText + 0x2000000, 7, a),  // between image and module
+      // A module loaded over the middle of the image splits it; both pieces stay the image.
+      BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
+      Sample(kKernel, 0, kText + 0x800010, 9, a),
+      Sample(kKernel, 0, kText + 0x900000, 10, a),
+      Sample(kKernel, 0, kText + 0x7fffff, 11, a),
+      // Once nothing of the image is left, nothing falls back to it.
+      BuildMmap2(Map(-1, kText, 0x1000000, "/lib/modules/big.ko", 12), kKernel, &a),
+      Sample(kKernel, 0, kModule + 0x2000, 13, a),
+  };
+  std::vector<std::string> want = {"-",
+                                   "[kernel.kallsyms]_text",
+                                   "/lib/modules/m.ko",
+                                   "[kernel.kallsyms]_text",
+                                   "[kernel.kallsyms]_text",
+                                   "/lib/modules/n.ko",
+                                   "[kernel.kallsyms]_text",
+                                   "[kernel.kallsyms]_text",
+                                   "-"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+TEST(SessionIndexTest, EventsAreFoundByIdFirstOwnerFirst) {
+  // Event 2 repeats id 5 of event 1: the first owner's layout (with build_id) decides.
+  EventAttr e1 = Attr({1, 5}, true), e2 = Attr({2, 5}, false), e3 = Attr({3}, true);
+  Mmap2Record m = Map(10, 0x400000, 0x1000, "/lib/x.so", 1);
+  m.has_build_id = true;
+  m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
+  m.sample_id.id = 5;
+  std::string path = std::string(::testing::TempDir()) + "/pbid-index-ids.data";
+  auto w = PerfDataWriter::Create(path, {e1, e2, e3});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &e1)).ok());
+  ASSERT_TRUE((*w)->WriteRecord(Sample(PERF_RECORD_MISC_USER, 10, 0x400010, 2, e3, 3)).ok());
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(&(*r)->attrs()[0], (*r)->AttrForId(5));
+  EXPECT_EQ(&(*r)->attrs()[1], (*r)->AttrForId(2));
+  EXPECT_EQ(&(*r)->attrs()[2], (*r)->AttrForId(3));
+  EXPECT_EQ(nullptr, (*r)->AttrForId(4));
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(1u, s.mappings().size());
+  EXPECT_TRUE(s.mappings()[0].build_id.has_value()) << "id 5 read with event 2's layout";
+  EXPECT_EQ(1u, s.mappings()[0].samples);
+}
+
+TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      Fork(11, 10, 2, a),
+      Fork(12, 10, 3, a),
+      BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
+      BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
+      BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
+      Sample(kUser, 11, 0x400010, 7, a),   // inherited
+      Sample(kUser, 11, 0x500010, 8, a),   // its own
+      Sample(kUser, 11, 0x600010, 9, a),   // the parent's, after the fork: not inherited
+      Sample(kUser, 10, 0x500010, 10, a),  // the child's: not the parent's
+      Sample(kUser, 10, 0x600010, 11, a),
+      Sample(kUser, 10, 0x400010, 12, a),  // untouched by child 12 replacing its copy
+      Sample(kUser, 12, 0x400010, 13, a),
+      Sample(kUser, 12, 0x500010, 14, a),
+  };
+  std::vector<std::string> want = {"/bin/parent", "/lib/child.so",  "-", "-", "/lib/parent-late.so",
+                                   "/bin/parent", "/bin/exec-over", "-"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+}  // namespace
+}  // namespace pbid
