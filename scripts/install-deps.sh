@@ -20,6 +20,9 @@ PKGS=(
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
 	linux-perf golang-go elfutils binutils
+	# perf-5.10: Debian 11's perf, with the libraries Debian's linux-perf links
+	libunwind-dev libslang2-dev libnuma-dev libaudit-dev libbabeltrace-dev libzstd-dev
+	liblzma-dev libcap-dev libiberty-dev libperl-dev python3-dev python3-setuptools
 )
 
 need=()
