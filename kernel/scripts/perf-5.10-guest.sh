@@ -100,7 +100,7 @@ check "report --stdio names the library's symbol pbid_work_spin" \
 check "report --stdio prints nothing on stderr" [ ! -s report.err ]
 
 "$P510" script --show-mmap-events -i a.data >script.out 2>&1
-show script.out "script --show-mmap-events" 'pbid'
+show script.out "script --show-mmap-events" 'PERF_RECORD_MMAP2.*pbid'
 check "script --show-mmap-events: the workload's MMAP2 carries the readelf id" \
 	grep -q "<$wl_id>\]: r-xp $WL\$" script.out
 check "script --show-mmap-events: the library's MMAP2 carries the readelf id" \
@@ -122,7 +122,7 @@ kill "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
 check "record --buildid-mmap -p PID exits 0 (rc=$rc)" [ "$rc" -eq 0 ]
 "$P510" script --show-mmap-events -i attach.data >attach.out 2>&1
-show attach.out "script (attached)" 'libpbidwork'
+show attach.out "script (attached)" 'PERF_RECORD_MMAP2.*libpbidwork'
 check "synthesized MMAP2 of the running library carries the readelf id" \
 	grep -q "<$lib_id>\]: r-xp $LIB\$" attach.out
 "$P510" buildid-list -i attach.data >attach.bid 2>&1
@@ -181,7 +181,7 @@ for f in b c; do
 	check "perf-5.10 buildid-list of $who's file: ids equal readelf" \
 		sh -c "grep -qx '$wl_id $WL' $f.bid && grep -qx '$lib_id $LIB' $f.bid"
 	"$P510" script --show-mmap-events -i $f.data >$f.script 2>&1
-	show $f.script "perf-5.10 script ($who's file)" 'libpbidwork'
+	show $f.script "perf-5.10 script ($who's file)" 'PERF_RECORD_MMAP2.*libpbidwork'
 	check "perf-5.10 script of $who's file shows the library's id" \
 		grep -q "<$lib_id>\]: r-xp $LIB\$" $f.script
 	"$P510" report --stdio -i $f.data >$f.report 2>$f.report.err
