@@ -61,6 +61,21 @@ deb: deps
 debian11: deps
 	@scripts/debian11-build.sh
 
+# Debian 11's perf (5.10's tools/perf) with kernel/patches/linux-5.10-perf, built like Debian's
+# linux-perf-5.10 (Documentation/perf-5.10.md) and cached by content hash like the kernels.
+.PHONY: perf-5.10 perf-5.10-series-check vm-perf-5.10
+perf-5.10: deps
+	@p=$$($(LAB)/perf-5.10.sh) && install -D -m 755 "$$p" $(BUILD)/bin/perf-5.10
+
+# git am, checkpatch --strict and a perf build after each patch of the tools series.
+perf-5.10-series-check: deps
+	@$(LAB)/perf-5.10.sh --series-check
+
+# perf-5.10 in QEMU on KERNEL (5.10-buildid or 5.10), with interop against perf 6.1 and
+# perf-buildid.
+vm-perf-5.10: deps perf-buildid
+	@$(LAB)/vm-perf-5.10.sh $(KERNEL)
+
 unit-test: perf-buildid
 	@cd $(BUILD)/perf && ctest --output-on-failure  # not --test-dir: cmake 3.18 lacks it
 

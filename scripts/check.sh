@@ -82,6 +82,13 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 for k in 5.10-buildid 5.10; do
 	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
 done
+step "perf-5.10 tools series: git am, checkpatch, perf builds after each patch" \
+	make --no-print-directory perf-5.10-series-check
+step "perf-5.10: Debian 11's perf with the tools series" make --no-print-directory perf-5.10
+for k in 5.10-buildid 5.10; do
+	step "perf-5.10 in the VM on $k, interop with perf 6.1 and perf-buildid" \
+		kernel/scripts/vm-perf-5.10.sh $k
+done
 
 echo
 echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="
