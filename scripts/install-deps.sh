@@ -11,6 +11,9 @@ PKGS=(
 	# kernel builds and the lab
 	build-essential bc bison flex libssl-dev libelf-dev dwarves ccache cpio xz-utils
 	kmod git rsync qemu-system-x86 busybox-static gcc-aarch64-linux-gnu sparse e2fsprogs file
+	# the arm64 guest (its busybox-static:arm64, Debian 11's kernel config and headers are
+	# fetched by kernel/scripts/debs.sh with apt-get download, never installed)
+	qemu-system-arm
 	# checkpatch.pl runs scripts/spdxcheck.py on new files
 	python3-ply python3-git
 	linux-source-5.10 linux-source-6.12
@@ -26,7 +29,10 @@ need=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 done
-if [ ${#need[@]} -eq 0 ]; then
+# apt-get download busybox-static:arm64 needs the arm64 package lists.
+need_arm64=0
+dpkg --print-foreign-architectures | grep -qx arm64 || need_arm64=1
+if [ ${#need[@]} -eq 0 ] && [ "$need_arm64" = 0 ]; then
 	exit 0
 fi
 
@@ -66,7 +72,8 @@ Pin-Priority: 500
 PIN
 fi
 
+[ "$need_arm64" = 1 ] && dpkg --add-architecture arm64
 echo "install-deps: apt-get install ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+[ ${#need[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
