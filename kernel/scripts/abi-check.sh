@@ -138,14 +138,16 @@ deb_build() {
 }
 
 debian() {
-	local key stamp pristine patched
+	local key stamp
 	DEB_CONFIG=$("$LAB_ROOT/kernel/scripts/debs.sh" "linux-config-5.10=$DEB_VERSION")
 	DEB_HEADERS=$("$LAB_ROOT/kernel/scripts/debs.sh" "linux-headers-$DEB_ABINAME-amd64=$DEB_VERSION")
 	local symvers=$DEB_HEADERS/usr/src/linux-headers-$DEB_ABINAME-amd64/Module.symvers
 	[ -s "$symvers" ] || die "no Module.symvers in linux-headers-$DEB_ABINAME-amd64"
 	[ "$(pkg_version 5.10)" = "$DEB_VERSION" ] ||
 		die "linux-source-5.10 is $(pkg_version 5.10), Debian's Module.symvers is for $DEB_VERSION"
-	TOUCHED_RE=$(cat $(series_files) | sed -n 's|^+++ b/\(.*\)$|\1|p' | sort -u |
+	local patches
+	mapfile -t patches < <(series_files)
+	TOUCHED_RE=$(sed -n 's|^+++ b/\(.*\)$|\1|p' "${patches[@]}" | sort -u |
 		sed 's/[.]/\\./g' | paste -sd'|')
 
 	key=$({
@@ -199,7 +201,7 @@ debian() {
 		cp "$out" "$stamp"
 	fi
 	rm -f "$out"
-	return $fail
+	return "$fail"
 }
 
 [ "$noguard" = 1 ] && SERIES_TAG=" (series without the genksyms guard)"
