@@ -44,6 +44,17 @@ series-check: deps
 uapi-header: deps
 	@scripts/uapi-header.sh
 
+.PHONY: abi-check abi-check-negative
+# The series keeps every genksyms CRC (module ABI): lab kernels with modversions, then Debian
+# 11's own config against the Module.symvers Debian shipped.
+abi-check: deps
+	@$(LAB)/abi-check.sh lab && $(LAB)/abi-check.sh debian
+
+# The same checks on the series without its __GENKSYMS__ guard: both must fail (not in check:
+# an incremental kernel build and a Debian-config object build, about 6 min).
+abi-check-negative: deps
+	@$(LAB)/abi-check.sh --no-guard lab && $(LAB)/abi-check.sh --no-guard debian
+
 # ccache with the clone as base dir: a second clone compiles nothing twice.
 # The same cache directory as kernel/scripts/common.sh.
 LAB_CACHE := $(or $(BUILDID_MMAP_CACHE),$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/buildid-mmap)

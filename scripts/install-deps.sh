@@ -14,6 +14,9 @@ PKGS=(
 	kmod git rsync qemu-system-x86 busybox-static gcc-aarch64-linux-gnu sparse e2fsprogs file
 	# the selftests cross-built for arm64 (static programs need the arm64 libc)
 	libc6-dev-arm64-cross linux-libc-dev-arm64-cross
+	# the arm64 guest (its busybox-static:arm64, Debian 11's kernel config and headers are
+	# fetched by kernel/scripts/debs.sh with apt-get download, never installed)
+	qemu-system-arm
 	# checkpatch.pl runs scripts/spdxcheck.py on new files
 	python3-ply python3-git
 	linux-source-5.10 linux-source-6.12
@@ -92,6 +95,11 @@ Package: linux-source-5.10
 Pin: release n=bullseye
 Pin-Priority: 500
 PIN
+	# apt-get download busybox-static:arm64 (the arm64 guest) needs the arm64 package lists.
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+		changed=1
+	fi
 fi
 
 if [ ${#need[@]} -eq 0 ]; then
@@ -107,4 +115,4 @@ fi
 echo "install-deps: apt-get install ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+[ ${#need[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

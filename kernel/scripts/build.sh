@@ -20,11 +20,14 @@ build() {
 	obj=$CACHE/build/$K_NAME
 	log=$obj.log
 	mkdir -p "$obj"
-	local cross=() arch=x86_64 target=bzImage
+	local cross=() arch=x86_64 target=bzImage targets
 	if [ "$K_ARCH" = arm64 ]; then
 		arch=arm64 target=Image
 		cross=(CROSS_COMPILE=aarch64-linux-gnu-)
 	fi
+	targets=("$target")
+	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`.
+	[ "$K_VARIANT" = abi ] && targets+=(modules)
 	local cc=gcc
 	[ "$K_ARCH" = arm64 ] && cc=aarch64-linux-gnu-gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
@@ -43,13 +46,19 @@ build() {
 		progress "kernel $K_NAME" "note: not in final .config: $missing"
 	fi
 	local required=(CONFIG_PERF_EVENTS)
-	[ "$K_ARCH" = x86_64 ] && required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE)
+	case $K_ARCH/$K_VARIANT in
+	*/abi) required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT) ;;
+	x86_64/*) required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE) ;;
+	arm64/*) required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_AMBA_PL011_CONSOLE CONFIG_VIRTIO_BLK) ;;
+	esac
+	[ "$K_PAGES" = 64k ] && required+=(CONFIG_ARM64_64K_PAGES)
+	[ "$K_RT" = 1 ] && required+=(CONFIG_PREEMPT_RT CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP)
 	for o in "${required[@]}"; do
 		grep -qx "$o=y" "$obj/.config" || die "$K_NAME: $o did not survive olddefconfig"
 	done
 
-	progress "kernel $K_NAME" "compile $target"
-	"${mk[@]}" "$target" >>"$log" 2>&1 &
+	progress "kernel $K_NAME" "compile ${targets[*]}"
+	"${mk[@]}" "${targets[@]}" >>"$log" 2>&1 &
 	local pid=$! n
 	while kill -0 $pid 2>/dev/null; do
 		sleep 15
@@ -62,18 +71,18 @@ build() {
 		tail -20 "$log" >&2
 		die "build of $K_NAME failed (log: $log)"
 	fi
-	if [ "$K_ARCH" = x86_64 ]; then
-		progress "kernel $K_NAME" "headers_install"
-		"${mk[@]}" headers_install INSTALL_HDR_PATH="$obj/usr" >>"$log" 2>&1 ||
-			die "headers_install failed for $K_NAME"
-	fi
+	# The selftests are compiled against the exported headers of the kernel under test.
+	progress "kernel $K_NAME" "headers_install"
+	"${mk[@]}" headers_install INSTALL_HDR_PATH="$obj/usr" >>"$log" 2>&1 ||
+		die "headers_install failed for $K_NAME"
 	rm -rf "$out.tmp"
 	mkdir -p "$out.tmp"
 	cp "$obj/arch/$arch/boot/$target" "$out.tmp/"
 	cp "$obj/.config" "$out.tmp/config"
 	# vmlinux carries the symbols (and build ID) that a report on the host needs for the
 	# guest's kernel samples.
-	[ "$K_ARCH" = x86_64 ] && cp "$obj/vmlinux" "$out.tmp/vmlinux"
+	cp "$obj/vmlinux" "$out.tmp/vmlinux"
+	[ "$K_VARIANT" = abi ] && cp "$obj/Module.symvers" "$out.tmp/Module.symvers"
 	[ -d "$obj/usr/include" ] && cp -r "$obj/usr/include" "$out.tmp/include"
 	echo "$src" >"$out.tmp/source"
 	rm -rf "$out"

@@ -19,21 +19,37 @@ progress() {
 	printf '[%s] %-22s %s (%d:%02d)\n' "$(date +%H:%M:%S)" "$1" "$2" $((s / 60)) $((s % 60)) >&2
 }
 
-# parse_name NAME: sets K_BASE (5.10|6.12), K_PATCHED (0|1), K_VARIANT (""|kasan), K_ARCH.
+# parse_name NAME: sets K_BASE (5.10|6.12), K_PATCHED (0|1), K_RT (0|1: Debian's PREEMPT_RT
+# patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (x86_64|arm64) and K_PAGES (4k|64k).
+# NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi].
 parse_name() {
 	local n=$1
-	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_ARCH=x86_64
-	case $n in *-kasan) K_VARIANT=kasan; n=${n%-kasan} ;; esac
+	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_ARCH=x86_64 K_PAGES=4k
+	case $n in
+	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
+	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
+	esac
+	case $n in *-64k) K_PAGES=64k; n=${n%-64k} ;; esac
 	case $n in *-arm64) K_ARCH=arm64; n=${n%-arm64} ;; esac
 	case $n in *-buildid) K_PATCHED=1; n=${n%-buildid} ;; esac
+	case $n in *-rt) K_RT=1; n=${n%-rt} ;; esac
 	case $n in
 	5.10|6.12) K_BASE=$n ;;
-	*) die "unknown kernel '$1' (known: 5.10, 5.10-buildid, 6.12, each with an optional -kasan suffix)" ;;
+	*) die "unknown kernel '$1' (known: 5.10, 5.10-buildid, 5.10-rt, 5.10-rt-buildid, 6.12, each with an optional -arm64 or -arm64-64k and then an optional -kasan or -abi suffix)" ;;
 	esac
-	if [ "$K_PATCHED" = 1 ] && [ "$K_BASE" != 5.10 ]; then
-		die "'$1': the series applies to 5.10 only"
+	if [ "$K_PAGES" = 64k ] && [ "$K_ARCH" != arm64 ]; then
+		die "'$1': -64k is an arm64 page size (use -arm64-64k)"
+	fi
+	if [ "$K_PATCHED" = 1 ] || [ "$K_RT" = 1 ]; then
+		[ "$K_BASE" = 5.10 ] || die "'$1': the series and the RT patch apply to 5.10 only"
+	fi
+	if [ "$K_VARIANT" = abi ] && [ "$K_ARCH" != x86_64 ]; then
+		die "'$1': the ABI variant is x86_64 only"
 	fi
 }
+
+# The PREEMPT_RT patch that Debian's linux-source-5.10 ships next to the source tarball.
+RT_PATCH=/usr/src/linux-patch-5.10-rt.patch.xz
 
 pkg_version() {
 	dpkg-query -W -f='${Version}' "linux-source-$1" 2>/dev/null ||
@@ -57,12 +73,20 @@ series_hash() {
 }
 
 config_fragments() {
-	if [ "$K_ARCH" = arm64 ]; then
-		echo "$CONFIGS/arm64.config"
+	# The ABI variant is not booted: modules and modversions on tinyconfig, nothing else.
+	if [ "$K_VARIANT" = abi ]; then
+		echo "$CONFIGS/abi.config"
 		return
 	fi
+	# The same guest everywhere (options of the other architecture are dropped by
+	# olddefconfig), plus what the arm64 virt machine needs.
 	echo "$CONFIGS/base.config"
 	echo "$CONFIGS/block.config"
+	if [ "$K_ARCH" = arm64 ]; then
+		echo "$CONFIGS/arm64.config"
+		[ "$K_PAGES" = 64k ] && echo "$CONFIGS/arm64-64k.config"
+	fi
+	[ "$K_RT" = 1 ] && echo "$CONFIGS/rt.config"
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
 	return 0
 }
@@ -76,6 +100,7 @@ kernel_key() {
 	{
 		echo "$K_NAME $(pkg_version "$K_BASE")"
 		[ "$K_PATCHED" = 1 ] && series_hash
+		[ "$K_RT" = 1 ] && sha256sum <"$RT_PATCH"
 		for f in $(config_fragments); do cat "$f"; done
 		echo "build procedure $LAB_BUILD_EPOCH"
 		gcc --version | head -1

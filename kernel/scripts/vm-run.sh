@@ -36,7 +36,11 @@ log=${3:-$work/console.log}
 # initramfs: busybox, /init, the payload, and the shared libraries of its ELF programs
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
-cp /bin/busybox "$root/bin/busybox"
+busybox=/bin/busybox
+if [ "$K_ARCH" = arm64 ]; then
+	busybox=$("$LAB_ROOT/kernel/scripts/debs.sh" busybox-static:arm64)/bin/busybox || exit 5
+fi
+cp "$busybox" "$root/bin/busybox"
 cp "$LAB_ROOT/kernel/scripts/guest-init.sh" "$root/init"
 chmod +x "$root/init"
 cp -a "$payload" "$root/payload"
@@ -58,7 +62,9 @@ fi
 
 # KVM only when a probe boot under it works: /dev/kvm may exist while a KVM guest hangs.
 accel=tcg
-if [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
+if [ "$K_ARCH" = arm64 ]; then
+	: # an x86_64 host runs arm64 guests under TCG only
+elif [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
 	probe=$CACHE/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo x)
 	if [ ! -f "$probe" ]; then
 		mkdir -p "$work/probe"
@@ -84,13 +90,22 @@ elif [ "${LAB_ACCEL:-auto}" != auto ]; then
 fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu") console=ttyS0
+if [ "$K_ARCH" = arm64 ]; then
+	# virt with a CPU that has the 4 KiB and 64 KiB granules (pointer authentication with
+	# QEMU's cheap algorithm: the architected one is slow under TCG); the disk on virtio-pci
+	qemu=(qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on) console=ttyAMA0
+	if [ ${#drive[@]} -gt 0 ]; then
+		drive=(-drive "file=$work/disk.img,if=none,format=raw,id=d0" -device virtio-blk-pci,drive=d0)
+	fi
+fi
 
 progress "vm $kname" "boot ($accel, ${mem}M, timeout ${timeout_s}s)"
 t0=$(date +%s)
 set +e
-timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp 1 \
+timeout -k 5 "$timeout_s" "${qemu[@]}" -m "$mem" -smp 1 \
 	-kernel "$image" -initrd "$work/initramfs.gz" "${drive[@]}" \
-	-append "console=ttyS0 panic=-1 loglevel=5 ${LAB_CMDLINE:-}" \
+	-append "console=$console panic=-1 loglevel=5 ${LAB_CMDLINE:-}" \
 	-no-reboot -display none -serial stdio -monitor none </dev/null 2>"$work/qemu.err" |
 	tr -d '\r' | tee "$log" | sed -n '/@@LAB-START/,/@@LAB-EXIT/p'
 qrc=${PIPESTATUS[0]}
