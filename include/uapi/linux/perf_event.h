@@ -387,8 +387,13 @@ struct perf_event_attr {
 				aux_output     :  1, /* generate AUX records instead of events */
 				cgroup         :  1, /* include cgroup events */
 				text_poke      :  1, /* include text poke events */
+#if !defined(__KERNEL__) || !defined(__GENKSYMS__)
 				build_id       :  1, /* use build id in mmap2 events */
 				__reserved_1   : 29;
+#else
+				/* genksyms: the width it saw before build_id */
+				__reserved_1   : 30;
+#endif
 
 	union {
 		__u32		wakeup_events;	  /* wakeup every n events */
@@ -672,9 +677,6 @@ struct perf_event_mmap_page {
  *    D       MMAP_DATA / COMM_EXEC / FORK_EXEC / SWITCH_OUT
  *    E       MMAP_BUILD_ID / EXACT_IP / SWITCH_OUT_PREEMPT
  *    F       (reserved)
- *
- * Bits D and E mean different things for different record types, so a
- * consumer must look at perf_event_header::type before testing them.
  */
 
 #define PERF_RECORD_MISC_CPUMODE_MASK		(7 << 0)
@@ -720,8 +722,8 @@ struct perf_event_mmap_page {
  *   Indicates that thread was preempted in TASK_RUNNING state.
  *
  * PERF_RECORD_MISC_MMAP_BUILD_ID:
- *   Indicates that the MMAP2 record carries the build id of the mapped
- *   file (build_id_size, build_id) instead of maj, min, ino and
+ *   Indicates that the MMAP2 record carries build_id_size and build_id
+ *   (zero-padded past build_id_size) instead of maj, min, ino and
  *   ino_generation. See perf_event_attr::build_id.
  */
 #define PERF_RECORD_MISC_EXACT_IP		(1 << 14)
@@ -929,11 +931,7 @@ enum perf_event_type {
 
 	/*
 	 * The MMAP2 records are an augmented version of MMAP, they add
-	 * maj, min, ino numbers to be used to uniquely identify each mapping.
-	 * When perf_event_attr::build_id is set and the build id of the
-	 * mapped file is known, the record carries that build id instead
-	 * and header.misc has PERF_RECORD_MISC_MMAP_BUILD_ID; build_id[] is
-	 * zero-padded past build_id_size.
+	 * maj, min, ino numbers to be used to uniquely identify each mapping
 	 *
 	 * struct {
 	 *	struct perf_event_header	header;
