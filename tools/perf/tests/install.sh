@@ -5,11 +5,13 @@
 # prefix twice, with find_package(pbid) and with pkg-config, must run and print the same
 # build ID as readelf. Prints TAP.
 #
-# Usage: install.sh BUILD-DIR CONSUMER-SOURCE-DIR WORKDIR
+# Usage: install.sh BUILD-DIR CONSUMER-SOURCE-DIR WORKDIR [CXXFLAGS]
+# CXXFLAGS are the flags the library was built with (sanitizers), given to the consumer too.
 set -u
 B=$1
 SRC=$2
 W=$3
+FLAGS=${4:-}
 rm -rf "$W"
 mkdir -p "$W"
 P=$W/prefix
@@ -47,7 +49,7 @@ self=$P/bin/perf-buildid
 want="$(readelf -n "$self" | awk '/Build ID:/ { print $3; exit }') $("$P/bin/perf-buildid" --version)"
 
 check "find_package(pbid): consumer configures and builds" run_logged "$W/cmake.log" \
-	bash -c "cmake -S '$SRC' -B '$W/cmake-build' -DCMAKE_PREFIX_PATH='$P' &&
+	bash -c "cmake -S '$SRC' -B '$W/cmake-build' -DCMAKE_PREFIX_PATH='$P' -DCMAKE_CXX_FLAGS='$FLAGS' &&
 		cmake --build '$W/cmake-build'"
 out=$("$W/cmake-build/pbid_consumer" "$self" 2>&1)
 check "find_package consumer prints the build ID and version ($out)" \
@@ -56,7 +58,7 @@ check "find_package consumer prints the build ID and version ($out)" \
 pcdir=$(dirname "$P/$pc")
 check "pkg-config: consumer compiles and links" run_logged "$W/pc.log" bash -c \
 	"PKG_CONFIG_PATH='$pcdir' && export PKG_CONFIG_PATH &&
-	 \${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -o '$W/pc_consumer' '$SRC/main.cpp' \
+	 \${CXX:-c++} -std=c++17 -Wall -Wextra -Werror $FLAGS -o '$W/pc_consumer' '$SRC/main.cpp' \
 		\$(pkg-config --cflags --libs pbid)"
 out=$("$W/pc_consumer" "$self" 2>&1)
 check "pkg-config consumer prints the build ID and version ($out)" \
