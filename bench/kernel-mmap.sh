@@ -8,13 +8,14 @@
 # Writes a markdown table to OUT.md (default build/bench/kernel-mmap.md) and the raw guest
 # output beside it.
 #
-# Emulation inflates kernel work, so compare figures only within one run: the added cost of
-# build_id (build_id - plain, ns per mmap) on each kernel, and plain on 5.10-buildid against
+# The lab guests count time in jiffies (4 ms), so a round must last seconds: the default loop
+# does. Emulation inflates kernel work, so compare figures only within one run: the added cost
+# of build_id (build_id - plain, ns per mmap) on each kernel, and plain on 5.10-buildid against
 # plain on 5.10 within the spread of the boots.
 set -euo pipefail
 . "$(dirname "$0")/../kernel/scripts/common.sh"
 
-iters=20000 rounds=9 boots=2 out=$LAB_ROOT/build/bench/kernel-mmap.md
+iters=50000 rounds=9 boots=3 out=$LAB_ROOT/build/bench/kernel-mmap.md
 while getopts "n:r:b:o:" o; do
 	case $o in
 	n) iters=$OPTARG ;;
@@ -39,6 +40,7 @@ gcc -O2 -Wall -Wextra -Werror -static -o "$work/disk/mmap_cost" "$LAB_ROOT/bench
 readelf -n "$work/disk/mmap_cost" | grep -q 'Build ID' || die "mmap_cost was linked without a build ID"
 cat >"$work/payload/run.sh" <<EOF
 cd "\$LAB_BLOCK_DIR" || exit 1
+echo "clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 ./mmap_cost ./mmap_cost $iters $rounds
 EOF
 
@@ -52,7 +54,7 @@ for b in $(seq 1 "$boots"); do
 			cat "$log" >&2
 			die "mmap_cost failed on $k (boot $b)"
 		fi
-		sed -n "s/^\\(mode .*\\)/$k $b \\1/p" "$log" | tr -d '\r' >>"$raw"
+		sed -n "s/^\\(mode .*\\|clocksource .*\\)/$k $b \\1/p" "$log" | tr -d '\r' >>"$raw"
 	done
 done
 
@@ -70,6 +72,7 @@ function spread(list,   n, a, i, lo, hi) {
 	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i]; if (a[i] + 0 > hi) hi = a[i] }
 	return lo "–" hi
 }
+$3 == "clocksource" { clk[$1] = $4; next }
 $3 == "mode" && $5 == "unsupported" { unsup[$1 SUBSEP $4] = 1; next }
 $3 == "mode" { v[$1 SUBSEP $4] = v[$1 SUBSEP $4] " " $6; if (!($1 in seen)) { seen[$1] = 1; order[++nk] = $1 } }
 END {
@@ -82,6 +85,8 @@ END {
 		else { b = median(v[k SUBSEP "build_id"]); bid = b; add = sprintf("%+d", b - p); ratio = sprintf("%.2f", b / p) }
 		printf "| %s | %d | %d (%s) | %s | %+d | %s | %s |\n", k, n, p, spread(v[k SUBSEP "plain"]), bid, p - n, add, ratio
 	}
-	printf "\nns per mmap + munmap of a %s-iteration loop; median of %d rounds per boot, then median of %d boots (plain: range over boots).\n", iters, rounds, boots
+	printf "\nClock sources:"
+	for (i = 1; i <= nk; i++) printf " %s %s%s", order[i], clk[order[i]], i < nk ? "," : ".\n"
+	printf "ns per mmap + munmap of a %s-iteration loop; median of %d rounds per boot, then median of %d boots (plain: range over boots).\n", iters, rounds, boots
 }' "$raw" >"$out"
 cat "$out"

@@ -153,7 +153,7 @@ if command -v gnuplot >/dev/null; then
 				END { for (i = 1; i <= n; i++) print o[i], med(w[o[i]]), med(r[o[i]]) }' >"$work/$c-$t.dat"
 		done
 	done
-	gnuplot <<EOF
+	gnuplot 2>"$work/gnuplot.log" <<EOF || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
 set terminal svg size 1000,420 dynamic
 set output "${out%.md}.svg"
 set multiplot layout 1,2 title "perf-buildid and perf $perf_version reading perf.data (median of $runs runs)"

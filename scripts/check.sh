@@ -90,6 +90,8 @@ step "perf-5.10: Debian 11's perf with the tools series" make --no-print-directo
 # the files of perf 6.1 and perf-buildid (6 of 32 checks fail); it joins check when they pass.
 step "perf-5.10 on pristine 5.10: --buildid-mmap refused, the old file kept" \
 	kernel/scripts/vm-perf-5.10.sh 5.10
+step "bench smoke: each benchmark once on its smallest input (figures not kept)" \
+	make --no-print-directory bench-smoke
 
 echo
 echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="
