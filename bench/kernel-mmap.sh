@@ -2,7 +2,7 @@
 # kernel-mmap.sh [-n ITERATIONS] [-r ROUNDS] [-b BOOTS] [-o OUT.md] [KERNEL...]
 #
 # What the feature costs the kernel per mmap. Boots each lab KERNEL (default: 5.10,
-# 5.10-buildid, 6.12) BOOTS times, the kernels interleaved, and runs bench/kernel/mmap_cost on a
+# 5.10-buildid, 6.12) BOOTS times, the kernels interleaved, and runs bench/src/mmap_cost on a
 # small cached ELF on the guest's ext4 disk: an executable mmap + munmap loop with no consumer,
 # with a plain MMAP2 consumer and with a build_id consumer, the modes alternating within the run.
 # Writes a markdown table to OUT.md (default build/bench/kernel-mmap.md) and the raw guest
@@ -36,7 +36,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench-mmap.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/payload" "$work/disk"
-gcc -O2 -Wall -Wextra -Werror -static -o "$work/disk/mmap_cost" "$LAB_ROOT/bench/kernel/mmap_cost.c"
+gcc -O2 -Wall -Wextra -Werror -static -o "$work/disk/mmap_cost" "$LAB_ROOT/bench/src/mmap_cost.c"
 readelf -n "$work/disk/mmap_cost" | grep -q 'Build ID' || die "mmap_cost was linked without a build ID"
 cat >"$work/payload/run.sh" <<EOF
 cd "\$LAB_BLOCK_DIR" || exit 1
