@@ -91,6 +91,8 @@ step "perf-5.10 on 5.10-buildid: record --buildid-mmap, readers, interop with pe
 	kernel/scripts/vm-perf-5.10.sh 5.10-buildid
 step "perf-5.10 on pristine 5.10: --buildid-mmap refused, the old file kept" \
 	kernel/scripts/vm-perf-5.10.sh 5.10
+step "bench smoke: each benchmark once on its smallest input (figures not kept)" \
+	make --no-print-directory bench-smoke
 
 echo
 echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="
