@@ -84,6 +84,8 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 for k in 5.10-buildid 5.10; do
 	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
 done
+step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
+	kernel/scripts/vm-bpf.sh 5.10
 step "perf-5.10: Debian 11's perf with the tools series" make --no-print-directory perf-5.10
 # On 5.10-buildid (make vm-perf-5.10 KERNEL=5.10-buildid) perf-5.10 records, lists, reports and
 # scripts build IDs and perf 6.1 and perf-buildid read its files, but perf-5.10 does not yet read
