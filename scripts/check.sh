@@ -88,6 +88,10 @@ step "perf-5.10 tools series: git am, checkpatch --strict, perf builds after eac
 	make --no-print-directory perf-5.10-series-check
 step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
 	kernel/scripts/vm-bpf.sh 5.10
+for k in 5.10-buildid 5.10; do
+	step "short-lived children with deleted and replaced files on $k: no wrong build id" \
+		kernel/scripts/vm-coverage.sh $k
+done
 step "perf-5.10: Debian 11's perf with the tools series" make --no-print-directory perf-5.10
 step "perf-5.10 on 5.10-buildid: record --buildid-mmap, readers, interop with perf 6.1 and perf-buildid" \
 	kernel/scripts/vm-perf-5.10.sh 5.10-buildid
