@@ -54,7 +54,7 @@ for b in $(seq 1 "$boots"); do
 			cat "$log" >&2
 			die "mmap_cost failed on $k (boot $b)"
 		fi
-		sed -n "s/^\\(mode .*\\|clocksource .*\\)/$k $b \\1/p" "$log" | tr -d '\r' >>"$raw"
+		sed -n "s/^\\(mode .*\\|added .*\\|clocksource .*\\)/$k $b \\1/p" "$log" | tr -d '\r' >>"$raw"
 	done
 done
 
@@ -73,6 +73,7 @@ function spread(list,   n, a, i, lo, hi) {
 	return lo "–" hi
 }
 $3 == "clocksource" { clk[$1] = $4; next }
+$3 == "added" { add[$1 SUBSEP $4] = add[$1 SUBSEP $4] " " $6; next }
 $3 == "mode" && $5 == "unsupported" { unsup[$1 SUBSEP $4] = 1; next }
 $3 == "mode" { v[$1 SUBSEP $4] = v[$1 SUBSEP $4] " " $6; if (!($1 in seen)) { seen[$1] = 1; order[++nk] = $1 } }
 END {
@@ -81,12 +82,16 @@ END {
 	for (i = 1; i <= nk; i++) {
 		k = order[i]
 		n = median(v[k SUBSEP "none"]); p = median(v[k SUBSEP "plain"])
-		if ((k SUBSEP "build_id") in unsup) { bid = "refused"; add = "–"; ratio = "–" }
-		else { b = median(v[k SUBSEP "build_id"]); bid = b; add = sprintf("%+d", b - p); ratio = sprintf("%.2f", b / p) }
-		printf "| %s | %d | %d (%s) | %s | %+d | %s | %s |\n", k, n, p, spread(v[k SUBSEP "plain"]), bid, p - n, add, ratio
+		if ((k SUBSEP "build_id") in unsup) { bid = "refused"; added = "–"; ratio = "–" }
+		else {
+			b = median(v[k SUBSEP "build_id"]); bid = b; ratio = sprintf("%.2f", b / p)
+			added = sprintf("%+d (%s)", median(add[k SUBSEP "build_id-plain"]), spread(add[k SUBSEP "build_id-plain"]))
+		}
+		printf "| %s | %d | %d (%s) | %s | %+d (%s) | %s | %s |\n", k, n, p, spread(v[k SUBSEP "plain"]), bid,
+			median(add[k SUBSEP "plain-none"]), spread(add[k SUBSEP "plain-none"]), added, ratio
 	}
 	printf "\nClock sources:"
 	for (i = 1; i <= nk; i++) printf " %s %s%s", order[i], clk[order[i]], i < nk ? "," : ".\n"
-	printf "ns per mmap + munmap of a %s-iteration loop; median of %d rounds per boot, then median of %d boots (plain: range over boots).\n", iters, rounds, boots
+	printf "ns per mmap + munmap of a %s-iteration loop; median of %d rounds per boot, then median of %d boots; in parentheses the range over boots. The added costs are medians of per-round differences (the modes of a round run back to back).\n", iters, rounds, boots
 }' "$raw" >"$out"
 cat "$out"

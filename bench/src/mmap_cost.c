@@ -133,6 +133,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_s64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t ns[NR_MODES][MAX_ROUNDS];
@@ -211,6 +218,21 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * What a consumer adds, as the median of per-round differences: the modes of one round ran
+	 * back to back, so drift over the run cancels out of each difference.
+	 */
+	for (m = MODE_PLAIN; m < NR_MODES; m++) {
+		int64_t diff[MAX_ROUNDS];
+
+		if (!supported[m])
+			continue;
+		for (r = 0; r < rounds; r++)
+			diff[r] = (int64_t)ns[m][r] - (int64_t)ns[m - 1][r];
+		qsort(diff, rounds, sizeof(diff[0]), cmp_s64);
+		printf("added %s-%s ns_per_iter_median %lld\n", mode_name[m], mode_name[m - 1],
+		       (long long)diff[rounds / 2]);
+	}
 	for (m = 0; m < NR_MODES; m++) {
 		if (!supported[m])
 			continue;
