@@ -89,4 +89,13 @@ std::string BadNumber(const char* option, const char* value, int64_t min, uint64
          std::to_string(min) + " to " + std::to_string(max);
 }
 
+int FinishOutput(const char* cmd) {
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return kExitOk;
+  int e = errno;
+  fprintf(stderr, "perf-buildid %s: standard output: write error: %s\n", cmd,
+          e ? strerror(e) : "unknown error");
+  return kExitFailure;
+}
+
 }  // namespace pbid::cli

@@ -22,6 +22,9 @@ namespace {
 
 using namespace pbid::testing;  // NOLINT: test helpers
 
+// The command under test, as users run it.
+const std::string kReport = Quote(PBID_PERF_BUILDID) + " report";
+
 class ReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -49,7 +52,7 @@ class ReportTest : public ::testing::Test {
   }
 
   CommandResult Report(const std::string& args) {
-    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) + " --debug-root " +
+    return RunCommand(kReport + " -i " + Quote(data_) + " --debug-root " +
                           Quote(tmp_.path() + "/empty-root") + " " + args,
                       120);
   }
@@ -121,17 +124,17 @@ TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
   // The same server from DEBUGINFOD_URLS, as debuginfod clients are usually configured...
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-2").c_str(), 1);
   CommandResult env =
-      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) +
-                     " -i " + Quote(data_) + " --debug-root " + Quote(tmp_.path() + "/empty-root"),
+      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + kReport + " -i " + Quote(data_) +
+                     " --debug-root " + Quote(tmp_.path() + "/empty-root"),
                  120);
   ASSERT_EQ(0, env.exit_code) << env.output;
   ExpectNamedInOrder(env);
   // ...and --no-debuginfod wins over it.
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-3").c_str(), 1);
-  CommandResult off = RunCommand(
-      "DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) + " -i " +
-          Quote(data_) + " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/empty-root"),
-      120);
+  CommandResult off =
+      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + kReport + " -i " + Quote(data_) +
+                     " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/empty-root"),
+                 120);
   ASSERT_EQ(0, off.exit_code) << off.output;
   EXPECT_EQ(std::string::npos, off.output.find("spin_alpha")) << off.output;
   EXPECT_NE(std::string::npos, off.output.find("debuginfod queries: 0")) << off.output;
@@ -175,12 +178,11 @@ TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
 }
 
 TEST_F(ReportTest, PipeModeFromStdin) {
-  CommandResult r =
-      RunCommand("perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
-                     " 60000000 2>/dev/null | " + std::string(PBID_REPORT_TOOL) +
-                     " -i - --no-debuginfod " + "--debug-root " +
-                     Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
-                 120);
+  CommandResult r = RunCommand(
+      "perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
+          " 60000000 2>/dev/null | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
+          Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
+      120);
   ASSERT_EQ(0, r.exit_code) << r.output;
   ExpectNamedInOrder(r);
 }
@@ -207,7 +209,6 @@ TEST_F(ReportTest, PprofOutputReadByGoTool) {
   EXPECT_NE(std::string::npos, raw.output.find("cpu/nanoseconds")) << raw.output;
 }
 
-#ifdef PBID_PERF_BUILDID
 // Files written by perf-buildid record itself. With --no-buildid-attr the recorder reads each
 // new mapping's ID from /proc/PID/map_files and writes it after the MMAP2: the coverage must
 // say "file fallback", never "kernel record".
@@ -253,7 +254,6 @@ TEST_F(OwnRecorderReportTest, CallchainsReachMainInPprof) {
   std::regex stack(R"(spin_alpha\s*\n\s+main\b)");
   EXPECT_TRUE(std::regex_search(traces.output, stack)) << traces.output.substr(0, 4000);
 }
-#endif  // PBID_PERF_BUILDID
 
 // Kernel samples recorded on another kernel: host kallsyms must not be used, and the vmlinux
 // with the recorded kernel build ID names them once the KASLR offset is removed. The perf.data
@@ -324,9 +324,8 @@ class KernelByBuildIdTest : public ::testing::Test {
   }
 
   CommandResult Report(const std::string& args) {
-    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) +
-                          " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/none") + " " +
-                          args,
+    return RunCommand(kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
+                          Quote(tmp_.path() + "/none") + " " + args,
                       60);
   }
 
@@ -396,7 +395,7 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
 
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;
-  std::string tool = PBID_REPORT_TOOL;
+  const std::string& tool = kReport;
   // The exit codes of every perf-buildid command (cli/cli.h): 1 failure, 2 usage, 3 input.
   CommandResult r = RunCommand(tool + " -i " + Quote(tmp.path() + "/missing.data"));
   EXPECT_EQ(3, r.exit_code) << r.output;

@@ -4,19 +4,13 @@
 #include <getopt.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <memory>
-#include <vector>
-
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <memory>
 #include <string>
 
-#include "../cli/cli.h"
+#include "cli.h"
 #include "pbid/perf_data.h"
 #include "pbid/symbolize/report.h"
-#include "pbid/symbolize/report_cmd.h"
 
 namespace {
 
