@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -207,6 +208,62 @@ TEST(PerfDataTest, WriteReadRoundTrip) {
   EXPECT_EQ(a, b);  // and the whole file, features included
   unlink(path.c_str());
   unlink(copy.c_str());
+}
+
+// perf assigns the feature table's entries to the header's feature bits in ascending bit
+// order (perf_header__process_sections). Checked on the raw bytes, not with our own reader: a
+// writer that emitted sections in any other order would shift every section after the
+// misplaced one onto the wrong bit, and a reader with the same mistake would not notice.
+TEST(PerfDataTest, FeatureSectionsFollowTheirBitsInTheTable) {
+  std::string path = WriteFile("feature-order.data");
+  std::vector<uint8_t> file = ReadAll(path);
+  unlink(path.c_str());
+  ASSERT_GE(file.size(), 104u);
+  auto u32 = [&](uint64_t off) {
+    uint32_t v = 0;
+    EXPECT_LE(off + 4, file.size());
+    if (off + 4 <= file.size())
+      memcpy(&v, file.data() + off, 4);
+    return v;
+  };
+  auto u64 = [&](uint64_t off) { return u32(off) | uint64_t{u32(off + 4)} << 32; };
+  // A perf string: u32 length including padding, then the NUL-terminated text.
+  auto str = [&](uint64_t off) {
+    uint32_t len = u32(off);
+    EXPECT_LE(off + 4 + len, file.size());
+    return std::string(reinterpret_cast<const char*>(file.data() + off + 4));
+  };
+  uint64_t table = u64(40) + u64(48);  // data offset + data size
+  std::map<int, uint64_t> section;     // bit -> offset of its payload
+  std::map<int, uint64_t> size;
+  for (int bit = 0; bit < 256; bit++) {
+    if (!((u64(72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
+      continue;
+    section[bit] = u64(table);
+    size[bit] = u64(table + 8);
+    table += 16;
+  }
+  ASSERT_EQ((std::vector<int>{kFeatBuildId, kFeatHostname, kFeatOsrelease, kFeatVersion, kFeatArch,
+                              kFeatNrcpus, kFeatCpudesc, kFeatCmdline, kFeatEventDesc}),
+            [&] {
+              std::vector<int> bits;
+              for (auto& [bit, off] : section)
+                bits.push_back(bit);
+              return bits;
+            }());
+  EXPECT_EQ(kRecordHeaderBuildId, u32(section[kFeatBuildId]));  // a HEADER_BUILD_ID record
+  EXPECT_EQ("host", str(section[kFeatHostname]));
+  EXPECT_EQ("5.10.0", str(section[kFeatOsrelease]));
+  EXPECT_EQ("test", str(section[kFeatVersion]));
+  EXPECT_EQ("x86_64", str(section[kFeatArch]));
+  EXPECT_EQ(8u, size[kFeatNrcpus]);
+  EXPECT_EQ(4u, u32(section[kFeatNrcpus]));
+  EXPECT_EQ(2u, u32(section[kFeatNrcpus] + 4));
+  EXPECT_EQ("Test CPU", str(section[kFeatCpudesc]));
+  EXPECT_EQ(4u, u32(section[kFeatCmdline]));
+  EXPECT_EQ("/usr/bin/perf-buildid", str(section[kFeatCmdline] + 4));
+  EXPECT_EQ(2u, u32(section[kFeatEventDesc]));  // nr events
+  EXPECT_EQ(kWrittenAttrSize, u32(section[kFeatEventDesc] + 4));
 }
 
 TEST(PerfDataTest, SessionSourcesAndHits) {
