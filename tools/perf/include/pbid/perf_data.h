@@ -29,7 +29,8 @@
 
 namespace pbid {
 
-// Feature bits of the perf.data header (tools/perf/util/header.h).
+// Feature bits of the perf.data header (tools/perf/util/header.h). Each one's name, encoder
+// and decoder are a row of the feature table in lib/perf_data_features.cpp.
 enum Feature : int {
   kFeatTracingData = 1,
   kFeatBuildId = 2,

@@ -34,7 +34,11 @@ enum UserRecordType : uint32_t {
   kRecordHeaderBuildId = 67,
   kRecordFinishedRound = 68,
   kRecordIdIndex = 69,
+  kRecordAuxtrace = 71,
+  kRecordHeaderFeature = 80,
+  kRecordCompressed = 81,
   kRecordFinishedInit = 82,
+  kRecordCompressed2 = 83,
 };
 
 // "PERF_RECORD_MMAP2" etc., or nullptr for unknown types.
