@@ -23,6 +23,11 @@ enum ExitCode : int {
   kExitBadInput = 3,  // input file missing, truncated or corrupt
 };
 
+// Where an error happened: any failure to read the input is exit status 3, whatever its kind.
+enum class Stage { kInput, kOperation };
+// The one map from an error to the exit status of a command.
+int ExitCodeFor(const Error& e, Stage stage);
+
 // "perf-buildid <cmd>: <message>" on stderr, one line.
 void PrintError(const char* cmd, const std::string& message);
 void PrintError(const char* cmd, const Error& e);

@@ -10,6 +10,16 @@
 
 namespace pbid::cli {
 
+int ExitCodeFor(const Error& e, Stage stage) {
+  switch (e.kind) {
+    case ErrorKind::kInvalidArgument: return kExitUsage;
+    case ErrorKind::kIo: return stage == Stage::kInput ? kExitBadInput : kExitFailure;
+    case ErrorKind::kCorruptInput:
+    case ErrorKind::kUnsupported: return kExitBadInput;
+  }
+  return kExitFailure;
+}
+
 void PrintError(const char* cmd, const std::string& message) {
   fprintf(stderr, "perf-buildid %s: %s\n", cmd, message.c_str());
 }

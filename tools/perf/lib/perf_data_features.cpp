@@ -16,14 +16,10 @@ void WriteString(ByteWriter& w, const std::string& s) {
 }
 
 Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::string& field) {
-  auto len = br.U32(*off, (field + ".len").c_str());
-  if (!len.ok())
-    return len.error();
-  auto s = br.CString(*off + 4, *len, field.c_str());
-  if (!s.ok())
-    return s.error();
-  *off += 4 + *len;
-  return std::string(*s);
+  PBID_ASSIGN_OR_RETURN(uint32_t len, br.U32(*off, (field + ".len").c_str()));
+  PBID_ASSIGN_OR_RETURN(std::string_view s, br.CString(*off + 4, len, field.c_str()));
+  *off += 4 + len;
+  return std::string(s);
 }
 
 namespace {
@@ -44,10 +40,7 @@ bool EncodeString(const Features& f, const std::vector<EventAttr>&, ByteWriter& 
 template <int kBit, std::optional<std::string> Features::*kMember>
 Status DecodeString(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
   size_t pos = 0;
-  auto str = ReadString(Reader(s), &pos, FeatureField(kBit, ""));
-  if (!str.ok())
-    return str.error();
-  f->*kMember = *str;
+  PBID_ASSIGN_OR_RETURN(f->*kMember, ReadString(Reader(s), &pos, FeatureField(kBit, "")));
   return Ok();
 }
 
@@ -97,14 +90,10 @@ bool EncodeNrcpus(const Features& f, const std::vector<EventAttr>&, ByteWriter& 
 
 Status DecodeNrcpus(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
   ByteReader br = Reader(s);
-  auto a = br.U32(0, "feature[NRCPUS].nr_cpus_avail");
-  if (!a.ok())
-    return a.error();
-  auto o = br.U32(4, "feature[NRCPUS].nr_cpus_online");
-  if (!o.ok())
-    return o.error();
-  f->nr_cpus_avail = *a;
-  f->nr_cpus_online = *o;
+  PBID_ASSIGN_OR_RETURN(uint32_t avail, br.U32(0, "feature[NRCPUS].nr_cpus_avail"));
+  PBID_ASSIGN_OR_RETURN(uint32_t online, br.U32(4, "feature[NRCPUS].nr_cpus_online"));
+  f->nr_cpus_avail = avail;
+  f->nr_cpus_online = online;
   return Ok();
 }
 
@@ -120,18 +109,15 @@ bool EncodeCmdline(const Features& f, const std::vector<EventAttr>&, ByteWriter&
 
 Status DecodeCmdline(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
   ByteReader br = Reader(s);
-  auto nr = br.U32(0, "feature[CMDLINE].nr");
-  if (!nr.ok())
-    return nr.error();
-  if (*nr > s.size / 4)
+  PBID_ASSIGN_OR_RETURN(uint32_t nr, br.U32(0, "feature[CMDLINE].nr"));
+  if (nr > s.size / 4)
     return Error("feature[CMDLINE].nr", s.off, "count exceeds the section");
   size_t pos = 4;
   std::vector<std::string> args;
-  for (uint32_t i = 0; i < *nr; i++) {
-    auto a = ReadString(br, &pos, "feature[CMDLINE].arg[" + std::to_string(i) + "]");
-    if (!a.ok())
-      return a.error();
-    args.push_back(*a);
+  for (uint32_t i = 0; i < nr; i++) {
+    PBID_ASSIGN_OR_RETURN(std::string a,
+                          ReadString(br, &pos, "feature[CMDLINE].arg[" + std::to_string(i) + "]"));
+    args.push_back(std::move(a));
   }
   f->cmdline = std::move(args);
   return Ok();

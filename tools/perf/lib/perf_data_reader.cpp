@@ -161,7 +161,9 @@ Status PerfDataReader::CheckMagic(const uint8_t* p, bool* swap) {
   } else if (magic == internal::Swap64(kMagic)) {
     *swap = true;
   } else if (magic == kMagicV1 || magic == internal::Swap64(kMagicV1)) {
-    return Error("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
+    Error e("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
+    e.kind = ErrorKind::kUnsupported;
+    return e;
   } else {
     return Error("header.magic", 0, "not a perf.data file (no PERFILE2 magic)");
   }
@@ -308,7 +310,9 @@ Status PerfDataReader::WalkRecords() {
     }
     ByteReader rb(base_ + off, h->size, swap_, off);
     if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
-      return Error("data.compressed", off, "compressed records (perf record -z) are not supported");
+      Error e("data.compressed", off, "compressed records (perf record -z) are not supported");
+      e.kind = ErrorKind::kUnsupported;
+      return e;
     }
     uint64_t payload = 0;
     if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {

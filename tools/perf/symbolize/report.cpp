@@ -113,7 +113,8 @@ const char* SortKeyTitle(const std::string& key) {
 }
 
 Error UnknownSortKey(const std::string& key) {
-  return Error("--sort", "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
+  return Error::Of(ErrorKind::kInvalidArgument, "--sort",
+                   "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
 }
 
 }  // namespace
@@ -540,7 +541,8 @@ void Report::PrintCoverage(FILE* out) const {
 
 Status Report::WritePprof(const std::string& path) const {
   if (!impl_->pprof)
-    return Error("--format pprof", "report was built without pprof output");
+    return Error::Of(ErrorKind::kInvalidArgument, "--format pprof",
+                     "report was built without pprof output");
   return impl_->pprof->WriteGzip(path);
 }
 
