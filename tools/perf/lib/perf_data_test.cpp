@@ -14,6 +14,7 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -36,14 +37,10 @@ EventAttr Attr(std::vector<uint64_t> ids, bool build_id = true) {
   return a;
 }
 
-std::string TempPath(const char* name) {
-  return std::string(::testing::TempDir()) + "/pbid-" + std::to_string(getpid()) + "-" + name;
-}
+using testing::TempPath;
 
 std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
+  return testing::ReadBytes(path);
 }
 
 const BuildId kLibId = *BuildId::FromHex("1111111111111111111111111111111111111111");

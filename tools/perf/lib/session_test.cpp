@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// The session's indexed lookups give the answers of the plain scans they replaced: events by
-// id (first owner wins), the kernel-image fallback for kernel samples outside every mapping,
-// and process tables shared after FORK until one side changes. Their cost is measured on
-// real files (pbid-craft) outside the unit tests; these tests pin the answers.
+// Session, beside session.cpp. The session's indexed lookups give the answers of the plain scans
+// they replaced: events by id (first owner wins), the kernel-image fallback for kernel samples
+// outside every mapping, and process tables shared after FORK until one side changes. Their cost is
+// measured on real files (pbid-craft) outside the unit tests; these tests pin the answers.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -49,8 +50,7 @@ RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
 // The file's samples in order, each as the path of its mapping ("-" for none).
 std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
                                      const std::vector<RecordBytes>& recs) {
-  std::string path =
-      std::string(::testing::TempDir()) + "/pbid-index-" + std::to_string(getpid()) + ".data";
+  std::string path = testing::TempPath("index.data");
   auto w = PerfDataWriter::Create(path, attrs);
   EXPECT_TRUE(w.ok()) << w.error().ToString();
   for (const RecordBytes& r : recs)
@@ -111,7 +111,7 @@ TEST(SessionIndexTest, EventsAreFoundByIdFirstOwnerFirst) {
   m.has_build_id = true;
   m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
   m.sample_id.id = 5;
-  std::string path = std::string(::testing::TempDir()) + "/pbid-index-ids.data";
+  std::string path = testing::TempPath("index-ids.data");
   auto w = PerfDataWriter::Create(path, {e1, e2, e3});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &e1)).ok());
