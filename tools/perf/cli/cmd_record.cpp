@@ -502,10 +502,10 @@ Status Recorder::SynthesizeKernel() {
   m.start = text;
   m.len = etext - text;
   m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
-  m.filename = "[kernel.kallsyms]_text";
+  m.filename = kKernelMmapName;
   auto id = KernelBuildId();
   if (id.ok() && *id) {
-    Remember("[kernel.kallsyms]", **id, true);
+    Remember(kKernelDsoName, **id, true);
     if (!fallback_) {
       m.has_build_id = true;
       m.build_id = **id;

@@ -177,7 +177,7 @@ void Report::Impl::DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip) {
     recorded = km->build_id;
   } else if (reader->features().build_ids) {
     for (const BuildIdEntry& e : *reader->features().build_ids) {
-      if (e.filename == "[kernel.kallsyms]")
+      if (e.filename == kKernelDsoName)
         recorded = e.build_id;
     }
   }
@@ -256,11 +256,11 @@ Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
   if (kallsyms)
     sym = kallsyms->Lookup(ip);
   if (sym) {
-    f.dso = sym->module.empty() ? "[kernel.kallsyms]" : "[" + sym->module + "]";
+    f.dso = sym->module.empty() ? kKernelDsoName : "[" + sym->module + "]";
     f.sym = "[k] " + sym->name;
     frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
   } else if (auto vm = km != nullptr ? KernelFromVmlinux(*km, ip) : std::nullopt) {
-    f.dso = "[kernel.kallsyms]";
+    f.dso = kKernelDsoName;
     f.sym = "[k] " + vm->back().function;
     frames = std::move(*vm);
     if (!cov.kallsyms_used && !vmlinux_noted) {
