@@ -104,31 +104,48 @@ struct Report::Impl {
 
 namespace {
 
-// Column titles of the known sort keys; nullptr for any other key.
-const char* SortKeyTitle(const std::string& key) {
-  static const std::map<std::string, const char*> kTitles = {
-      {"dso", "Shared Object"}, {"sym", "Symbol"}, {"pid", "Pid:Command"}, {"comm", "Command"}};
-  auto it = kTitles.find(key);
-  return it == kTitles.end() ? nullptr : it->second;
-}
+// Every sort key: its name on the command line and its column title.
+struct SortKeyInfo {
+  SortKey key;
+  const char* name;
+  const char* title;
+};
+constexpr SortKeyInfo kSortKeys[] = {
+    {SortKey::kComm, "comm", "Command"},
+    {SortKey::kPid, "pid", "Pid:Command"},
+    {SortKey::kDso, "dso", "Shared Object"},
+    {SortKey::kSym, "sym", "Symbol"},
+};
 
-Error UnknownSortKey(const std::string& key) {
-  return Error::Of(ErrorKind::kInvalidArgument, "--sort",
-                   "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
+const SortKeyInfo& InfoOf(SortKey key) {
+  for (const SortKeyInfo& i : kSortKeys) {
+    if (i.key == key)
+      return i;
+  }
+  return kSortKeys[0];  // not reached: every enumerator has a row
 }
 
 }  // namespace
 
-Result<std::vector<std::string>> ParseSortKeys(const std::string& list) {
-  std::vector<std::string> keys;
+Result<std::vector<SortKey>> ParseSortKeys(const std::string& list) {
+  std::vector<SortKey> keys;
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
-    std::string key =
+    std::string name =
         list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!SortKeyTitle(key))
-      return UnknownSortKey(key);
-    keys.push_back(key);
+    const SortKeyInfo* info = nullptr;
+    std::string known;
+    for (const SortKeyInfo& i : kSortKeys) {
+      if (name == i.name)
+        info = &i;
+      known += std::string(known.empty() ? "" : ", ") + i.name;
+    }
+    if (info == nullptr) {
+      return Error::Of(ErrorKind::kInvalidArgument, "--sort",
+                       "unknown sort key '" + name + "' (known: " + known + ")");
+    }
+    keys.push_back(info->key);
     if (comma == std::string::npos)
       break;
     pos = comma + 1;
@@ -360,15 +377,13 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
 
   EventTable& t = events[ev];
   std::vector<std::string> key;
-  for (const std::string& k : options.sort_keys) {
-    if (k == "dso")
-      key.push_back(leaf.dso);
-    if (k == "sym")
-      key.push_back(leaf.sym);
-    if (k == "pid")
-      key.push_back(std::to_string(pid) + ":" + session->CommOf(pid));
-    if (k == "comm")
-      key.push_back(session->CommOf(pid));
+  for (SortKey k : options.sort_keys) {
+    switch (k) {
+      case SortKey::kComm: key.push_back(session->CommOf(pid)); break;
+      case SortKey::kPid: key.push_back(std::to_string(pid) + ":" + session->CommOf(pid)); break;
+      case SortKey::kDso: key.push_back(leaf.dso); break;
+      case SortKey::kSym: key.push_back(leaf.sym); break;
+    }
   }
   Row& row = t.rows[key];
   row.samples++;
@@ -389,11 +404,6 @@ Report::~Report() = default;
 
 Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
                                               const ReportOptions& options) {
-  // Library callers bypass ParseSortKeys; an unknown key would have no column title.
-  for (const std::string& k : options.sort_keys) {
-    if (!SortKeyTitle(k))
-      return UnknownSortKey(k);
-  }
   std::unique_ptr<Report> rep(new Report());
   rep->impl_ = std::make_unique<Impl>();
   Impl& im = *rep->impl_;
@@ -465,8 +475,8 @@ void Report::PrintTable(FILE* out) const {
     fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", t.period);
 
     std::vector<size_t> widths;
-    for (const std::string& k : im.options.sort_keys)
-      widths.push_back(strlen(SortKeyTitle(k)));  // keys were checked by Build
+    for (SortKey k : im.options.sort_keys)
+      widths.push_back(strlen(InfoOf(k).title));
     std::vector<std::pair<const std::vector<std::string>*, const Row*>> rows;
     for (const auto& [key, row] : t.rows) {
       rows.emplace_back(&key, &row);
@@ -478,7 +488,7 @@ void Report::PrintTable(FILE* out) const {
     });
     fprintf(out, "# Overhead  Samples");
     for (size_t i = 0; i < widths.size(); i++) {
-      fprintf(out, "  %-*s", static_cast<int>(widths[i]), SortKeyTitle(im.options.sort_keys[i]));
+      fprintf(out, "  %-*s", static_cast<int>(widths[i]), InfoOf(im.options.sort_keys[i]).title);
     }
     fprintf(out, "\n# ........  .......");
     for (size_t w : widths)

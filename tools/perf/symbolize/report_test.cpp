@@ -358,11 +358,9 @@ TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
       << r.output;
 }
 
-// Library callers fill ReportOptions themselves: an unknown sort key is an error from Build,
-// not an exception out of PrintTable.
-TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
-  TempDir tmp;
-  std::string path = tmp.path() + "/empty.data";
+// A perf.data file with one cpu-clock event and no samples. One record: a data section of
+// size 0 is what a killed recorder leaves, and is refused.
+void WriteWithoutSamples(const std::string& path) {
   EventAttr a;
   a.attr.size = sizeof(a.attr);
   a.attr.type = PERF_TYPE_SOFTWARE;
@@ -371,20 +369,29 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
   a.ids = {1};
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
-  // One record: a data section of size 0 is what a killed recorder leaves, and is refused.
   ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
+}
+
+// An unknown sort key is an error naming it and the known ones; library callers, who fill
+// ReportOptions themselves, can only name known keys, and every one of them gives a table.
+TEST(ReportErrorsTest, UnknownSortKeyIsRefusedAndEveryKeyWorks) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/empty.data";
+  ASSERT_NO_FATAL_FAILURE(WriteWithoutSamples(path));
   auto reader = PerfDataReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
   ReportOptions options;
   options.symbolizer.use_debuginfod = false;
   options.symbolizer.build_id_root.clear();
-  options.sort_keys = {"dso", "bogus"};
-  auto rep = Report::Build(**reader, options);
-  ASSERT_FALSE(rep.ok()) << "sort key 'bogus' accepted";
-  EXPECT_EQ("--sort", rep.error().field);
-  EXPECT_NE(std::string::npos, rep.error().message.find("'bogus'")) << rep.error().ToString();
-  options.sort_keys = {"comm", "pid", "dso", "sym"};
+  auto bogus = ParseSortKeys("dso,bogus");
+  ASSERT_FALSE(bogus.ok()) << "sort key 'bogus' accepted";
+  EXPECT_EQ("--sort", bogus.error().field);
+  EXPECT_NE(std::string::npos, bogus.error().message.find("'bogus'")) << bogus.error().ToString();
+  EXPECT_NE(std::string::npos, bogus.error().message.find("known: comm, pid, dso, sym"));
+  auto all = ParseSortKeys("comm,pid,dso,sym");
+  ASSERT_TRUE(all.ok()) << all.error().ToString();
+  options.sort_keys = *all;
   auto ok = Report::Build(**reader, options);
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();
   FILE* null = fopen("/dev/null", "w");
@@ -414,14 +421,7 @@ TEST(ReportErrorsTest, BadInputAndUsage) {
   EXPECT_EQ(2, RunCommand(tool + " --no-such-option").exit_code);
 
   std::string empty = tmp.path() + "/empty.data";
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-  a.ids = {1};
-  auto w = PerfDataWriter::Create(empty, {a});
-  ASSERT_TRUE(w.ok()) << w.error().ToString();
-  ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
-  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  ASSERT_NO_FATAL_FAILURE(WriteWithoutSamples(empty));
   r = RunCommand(tool + " --no-debuginfod --debug-root '' -i " + Quote(empty) +
                  " --format pprof -o " + Quote(tmp.path() + "/no/such/dir/out.pb.gz"));
   EXPECT_EQ(1, r.exit_code) << "unwritable output: " << r.output;
