@@ -30,7 +30,7 @@ ByteReader Reader(const FeatureSection& s) {
 
 // The string features: one perf string each.
 template <int kBit, std::optional<std::string> Features::*kMember>
-bool EncodeString(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+Result<bool> EncodeString(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
   if (!(f.*kMember))
     return false;
   WriteString(w, *(f.*kMember));
@@ -45,11 +45,12 @@ Status DecodeString(const FeatureSection& s, Features* f, std::vector<EventAttr>
 }
 
 // HEADER_BUILD_ID: PERF_RECORD_HEADER_BUILD_ID records back to back.
-bool EncodeBuildIds(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+Result<bool> EncodeBuildIds(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
   if (!f.build_ids)
     return false;
   for (const BuildIdEntry& e : *f.build_ids) {
-    auto rec = BuildHeaderBuildId(e.pid, e.misc, e.build_id, e.filename);
+    PBID_ASSIGN_OR_RETURN(RecordBytes rec,
+                          BuildHeaderBuildId(e.pid, e.misc, e.build_id, e.filename));
     w.Bytes(rec.data(), rec.size());
   }
   return true;
@@ -80,7 +81,7 @@ Status DecodeBuildIds(const FeatureSection& s, Features* f, std::vector<EventAtt
 }
 
 // HEADER_NRCPUS: u32 available, u32 online; written only when both are known.
-bool EncodeNrcpus(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+Result<bool> EncodeNrcpus(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
   if (!f.nr_cpus_avail || !f.nr_cpus_online)
     return false;
   w.U32(*f.nr_cpus_avail);
@@ -98,7 +99,7 @@ Status DecodeNrcpus(const FeatureSection& s, Features* f, std::vector<EventAttr>
 }
 
 // HEADER_CMDLINE: u32 count, then that many perf strings.
-bool EncodeCmdline(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+Result<bool> EncodeCmdline(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
   if (!f.cmdline)
     return false;
   w.U32(static_cast<uint32_t>(f.cmdline->size()));
@@ -125,7 +126,7 @@ Status DecodeCmdline(const FeatureSection& s, Features* f, std::vector<EventAttr
 
 // HEADER_EVENT_DESC: u32 events, u32 attr size, then per event the attr, u32 id count, its
 // name (perf string) and its ids. Always written, from the attrs' names and ids.
-bool EncodeEventDesc(const Features&, const std::vector<EventAttr>& attrs, ByteWriter& w) {
+Result<bool> EncodeEventDesc(const Features&, const std::vector<EventAttr>& attrs, ByteWriter& w) {
   w.U32(static_cast<uint32_t>(attrs.size()));
   w.U32(kWrittenAttrSize);
   for (const EventAttr& a : attrs) {

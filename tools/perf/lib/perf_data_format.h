@@ -82,7 +82,7 @@ struct FeatureOps {
   const char* name;  // perf's HEADER_ name without the prefix
   // Appends the section to w, or returns false when f does not have the feature. nullptr:
   // this library never writes it.
-  bool (*encode)(const Features& f, const std::vector<EventAttr>& attrs, ByteWriter& w);
+  Result<bool> (*encode)(const Features& f, const std::vector<EventAttr>& attrs, ByteWriter& w);
   // nullptr: read as raw bytes only (PerfDataReader::FeatureBytes).
   Status (*decode)(const FeatureSection& s, Features* f, std::vector<EventAttr>* attrs);
 };

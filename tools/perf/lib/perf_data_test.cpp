@@ -67,20 +67,20 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   exe.has_build_id = true;
   exe.build_id = kExeId;
   exe.sample_id = sid(10, 0, a.ids[0]);
-  out.push_back(BuildMmap2(exe, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildMmap2(exe, PERF_RECORD_MISC_USER, &a, swap));
   out.push_back(BuildEmptyRecord(kRecordFinishedInit, swap));
   CommRecord c;
   c.pid = c.tid = 10;
   c.comm = "exe";
   c.sample_id = sid(10, 5, a.ids[0]);
-  out.push_back(BuildComm(c, &a, swap));
+  out.push_back(*BuildComm(c, &a, swap));
   Mmap2Record lib = exe;
   lib.start = 0x7f0000000000;
   lib.len = 0x2000;
   lib.filename = "/lib/libx.so";
   lib.build_id = kLibId;
   lib.sample_id = sid(10, 10, a.ids[0]);
-  out.push_back(BuildMmap2(lib, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildMmap2(lib, PERF_RECORD_MISC_USER, &a, swap));
   // Event b has no attr.build_id; the kernel leaked the misc bit onto its record.
   Mmap2Record leak;
   leak.pid = leak.tid = 10;
@@ -90,7 +90,7 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   leak.maj = 8;
   leak.ino = 99;
   leak.sample_id = sid(10, 11, b.ids[0]);
-  RecordBytes lb = BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
+  RecordBytes lb = *BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
   uint16_t misc = PERF_RECORD_MISC_USER | kMiscMmapBuildId;
   if (swap)
     misc = internal::Swap16(misc);
@@ -101,8 +101,8 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   fb.start = 0x7f2000000000;
   fb.filename = "/lib/fallback.so";
   fb.sample_id = sid(10, 12, a.ids[0]);
-  out.push_back(BuildMmap2(fb, PERF_RECORD_MISC_USER, &a, swap));
-  out.push_back(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, kLibId, "/lib/fallback.so", swap));
+  out.push_back(*BuildMmap2(fb, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, kLibId, "/lib/fallback.so", swap));
   TaskRecord f;
   f.pid = f.tid = 11;
   f.ppid = f.ptid = 10;
@@ -115,7 +115,7 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
     s.ip = (i % 2 ? 0x7f0000000100 : 0x400100);
     s.period = 1000;
     s.sample_id = sid(i < 4 ? 10 : 11, 20 + i, a.ids[i % 2]);
-    out.push_back(BuildSample(s, {}, a, swap));
+    out.push_back(*BuildSample(s, {}, a, swap));
   }
   LostRecord l;
   l.id = a.ids[0];
@@ -512,7 +512,7 @@ TEST(PerfDataTest, AuxtracePayloadIsSkipped) {
   aux.U32(0);                                           // cpu
   aux.U32(0);                                           // reserved
   aux.Bytes(payload.data(), payload.size());
-  RecordBytes mmap2 = BuildMmap2(m, PERF_RECORD_MISC_USER, &a);
+  RecordBytes mmap2 = *BuildMmap2(m, PERF_RECORD_MISC_USER, &a);
   ASSERT_TRUE((*w)->WriteRecord(aux.buffer().data(), aux.buffer().size()).ok());
   SampleRecord smp;
   smp.cpumode = PERF_RECORD_MISC_USER;
@@ -613,18 +613,20 @@ TEST(PerfDataTest, OversizedRecordIsRejected) {
   s.cpumode = PERF_RECORD_MISC_USER;
   s.sample_id.id = 1;
   std::vector<uint64_t> fits(8000, 0x400100), too_deep(9000, 0x400100);
-  RecordBytes ok = BuildSample(s, fits, a);
+  RecordBytes ok = *BuildSample(s, fits, a);
   EXPECT_GT(ok.size(), 64000u);
   EXPECT_LE(ok.size(), kMaxRecordSize);
-  RecordBytes big = BuildSample(s, too_deep, a);
-  EXPECT_TRUE(big.empty()) << "a " << big.size() << "-byte record was built";
+  auto big = BuildSample(s, too_deep, a);
+  ASSERT_FALSE(big.ok()) << "a " << big->size() << "-byte record was built";
+  EXPECT_EQ("sample.callchain", big.error().field);
+  EXPECT_EQ(ErrorKind::kInvalidArgument, big.error().kind);
   std::string path = TempPath("oversized.data");
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
   EXPECT_TRUE((*w)->WriteRecord(ok).ok());
-  Status st = (*w)->WriteRecord(big);
+  Status st = (*w)->WriteRecord(big);  // the builder's error, not an empty record
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ("record.size", st.error().field);
+  EXPECT_EQ("sample.callchain", st.error().field);
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   auto r = PerfDataReader::Open(path);
   unlink(path.c_str());

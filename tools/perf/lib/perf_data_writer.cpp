@@ -212,8 +212,11 @@ Status PerfDataWriter::Finish(const Features& f) {
   // entries to the set bits in ascending order.
   std::vector<std::pair<int, ByteWriter>> feats;
   for (const internal::FeatureOps& op : internal::FeatureTable()) {
+    if (!op.encode)
+      continue;
     ByteWriter w;
-    if (op.encode && op.encode(f, attrs_, w))
+    PBID_ASSIGN_OR_RETURN(bool present, op.encode(f, attrs_, w));
+    if (present)
       feats.emplace_back(op.bit, std::move(w));
   }
 

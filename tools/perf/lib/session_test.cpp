@@ -33,7 +33,7 @@ Mmap2Record Map(int32_t pid, uint64_t start, uint64_t len, const char* path, uin
 
 RecordBytes Sample(uint16_t cpumode, int32_t pid, uint64_t ip, uint64_t time, const EventAttr& a,
                    uint64_t id = 1) {
-  return BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
+  return *BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
 }
 
 RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
@@ -76,20 +76,20 @@ TEST(SessionIndexTest, KernelSamplesOutsideEveryMapFallBackToTheImage) {
   EventAttr a = Attr({1}, true);
   constexpr uint16_t kKernel = PERF_RECORD_MISC_KERNEL;
   std::vector<RecordBytes> recs = {
-      BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
-      BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
+      *BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
+      *BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
       Sample(kKernel, 0, kText - 1, 3, a),          // below everything
       Sample(kKernel, 0, kText + 0x100, 4, a),      // inside the image
       Sample(kKernel, 0, kModule + 0x10, 5, a),     // inside the module
       Sample(kKernel, 0, kModule + 0x2000, 6, a),   // past the module: the image, as perf
       Sample(kKernel, 0, kText + 0x2000000, 7, a),  // between image and module
       // A module loaded over the middle of the image splits it; both pieces stay the image.
-      BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
+      *BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
       Sample(kKernel, 0, kText + 0x800010, 9, a),
       Sample(kKernel, 0, kText + 0x900000, 10, a),
       Sample(kKernel, 0, kText + 0x7fffff, 11, a),
       // Once nothing of the image is left, nothing falls back to it.
-      BuildMmap2(Map(-1, kText, 0x1000000, "/lib/modules/big.ko", 12), kKernel, &a),
+      *BuildMmap2(Map(-1, kText, 0x1000000, "/lib/modules/big.ko", 12), kKernel, &a),
       Sample(kKernel, 0, kModule + 0x2000, 13, a),
   };
   std::vector<std::string> want = {"-",
@@ -135,12 +135,12 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   EventAttr a = Attr({1}, true);
   constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
   std::vector<RecordBytes> recs = {
-      BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
       Fork(11, 10, 2, a),
       Fork(12, 10, 3, a),
-      BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
-      BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
-      BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
+      *BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
+      *BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
+      *BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
       Sample(kUser, 11, 0x400010, 7, a),   // inherited
       Sample(kUser, 11, 0x500010, 8, a),   // its own
       Sample(kUser, 11, 0x600010, 9, a),   // the parent's, after the fork: not inherited

@@ -183,6 +183,12 @@ class PerfDataWriter {
       return Error("record.size", "record over 65535 bytes: a record header cannot hold its size");
     return WriteRecord(rec.data(), rec.size());
   }
+  // A builder's result: its error, or the record.
+  Status WriteRecord(const Result<std::vector<uint8_t>>& rec) {
+    if (!rec.ok())
+      return rec.error();
+    return WriteRecord(*rec);
+  }
 
   // Renames the file into place at `path` (a no-op once done).
   Status Publish();
