@@ -51,8 +51,9 @@ class ReportTest : public ::testing::Test {
         InstallInBuildIdDir(debug_dir_, hex_, FixturePath("workload.debug"), ".debug").empty());
   }
 
-  CommandResult Report(const std::string& args) {
-    return RunCommand(kReport + " -i " + Quote(data_) + " --debug-root " +
+  // `env` goes before the command: "VAR=value " to set variables for it.
+  CommandResult Report(const std::string& args, const std::string& env = "") {
+    return RunCommand(env + kReport + " -i " + Quote(data_) + " --debug-root " +
                           Quote(tmp_.path() + "/empty-root") + " " + args,
                       120);
   }
@@ -123,18 +124,13 @@ TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
 
   // The same server from DEBUGINFOD_URLS, as debuginfod clients are usually configured...
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-2").c_str(), 1);
-  CommandResult env =
-      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + kReport + " -i " + Quote(data_) +
-                     " --debug-root " + Quote(tmp_.path() + "/empty-root"),
-                 120);
+  std::string urls = "DEBUGINFOD_URLS=" + Quote(server.url()) + " ";
+  CommandResult env = Report("", urls);
   ASSERT_EQ(0, env.exit_code) << env.output;
   ExpectNamedInOrder(env);
   // ...and --no-debuginfod wins over it.
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-3").c_str(), 1);
-  CommandResult off =
-      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + kReport + " -i " + Quote(data_) +
-                     " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/empty-root"),
-                 120);
+  CommandResult off = Report("--no-debuginfod", urls);
   ASSERT_EQ(0, off.exit_code) << off.output;
   EXPECT_EQ(std::string::npos, off.output.find("spin_alpha")) << off.output;
   EXPECT_NE(std::string::npos, off.output.find("debuginfod queries: 0")) << off.output;
