@@ -167,21 +167,6 @@ Status BackupOld(const std::string& path) {
   return Ok();
 }
 
-std::vector<pid_t> ListDir(const std::string& dir) {
-  std::vector<pid_t> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d)
-    return out;
-  while (dirent* e = readdir(d)) {
-    char* end;
-    long v = strtol(e->d_name, &end, 10);
-    if (*end == 0 && v > 0)
-      out.push_back(static_cast<pid_t>(v));
-  }
-  closedir(d);
-  return out;
-}
-
 struct Options {
   std::string output = "perf.data";
   uint64_t freq = 4000;
@@ -517,29 +502,20 @@ Status Recorder::SynthesizeKernel() {
 
 Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) {
-    std::string proc = "/proc/" + std::to_string(pid);
-    auto maps = ReadProcMaps(pid);
-    if (!maps.ok())
+    auto snap = SnapshotProcess(pid);
+    if (!snap.ok())
       continue;  // exited, or a kernel thread we cannot read
-    std::vector<pid_t> tids = ListDir(proc + "/task");
-    if (tids.empty())
-      tids.push_back(pid);
-    for (pid_t tid : tids) {
-      std::string comm = ReadLine(proc + "/task/" + std::to_string(tid) + "/comm");
-      if (comm.empty())
-        continue;
+    for (const ProcessSnapshot::Thread& t : snap->threads) {
       CommRecord c;
       c.pid = pid;
-      c.tid = tid;
-      c.comm = comm;
-      c.sample_id = SynthId(pid, tid);
+      c.tid = t.tid;
+      c.comm = t.comm;
+      c.sample_id = SynthId(pid, t.tid);
       Status s = writer_->WriteRecord(BuildComm(c, &attr_));
       if (!s.ok())
         return s;
     }
-    for (const ProcMapping& pm : *maps) {
-      if (!(pm.prot & PROT_EXEC))
-        continue;
+    for (const ProcMapping& pm : snap->exec_maps) {
       Mmap2Record m;
       m.pid = pid;
       m.tid = pid;
@@ -680,7 +656,7 @@ int Recorder::Run() {
   if (opt_.all_cpus) {
     targets.push_back(-1);
   } else if (opt_.pid > 0) {
-    targets = ListDir("/proc/" + std::to_string(opt_.pid) + "/task");
+    targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
     if (targets.empty()) {
       PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
       return kExitFailure;
@@ -717,7 +693,7 @@ int Recorder::Run() {
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
   if (opt_.all_cpus)
-    synth = ListDir("/proc");
+    synth = ListPids("/proc");
   Status s = SynthesizeKernel();
   if (s.ok())
     s = Synthesize(synth);
@@ -886,8 +862,7 @@ int pbid_cmd_record(int argc, char** argv) {
       }
       case 'm':
         if (!ParseUnsigned(optarg, 1, kMaxPages, &v) || (v & (v - 1)) != 0) {
-          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) +
-                                          ", a power of two");
+          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) + ", a power of two");
         }
         o.pages = v;
         break;
