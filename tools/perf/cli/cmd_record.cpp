@@ -34,6 +34,7 @@
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
 #include "pbid/ring_buffer.h"
+#include "pbid/workload.h"
 
 using namespace pbid;
 using namespace pbid::cli;
@@ -105,23 +106,6 @@ void OnSignal(int) {
 
 long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
-}
-
-// Reaps `pid`, waiting at most `timeout_ms` for it to exit after SIGTERM before SIGKILL: a
-// command that ignores SIGTERM must not keep the recorder from exiting.
-int TerminateChild(pid_t pid, int timeout_ms) {
-  int status = 0;
-  kill(pid, SIGTERM);
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR))
-      return status;
-    usleep(10 * 1000);
-  }
-  kill(pid, SIGKILL);
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
 }
 
 std::vector<int> OnlineCpus() {
@@ -205,7 +189,6 @@ class Recorder {
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
   void CountMapping(const std::string& path, const Result<MaybeBuildId>& id, BuildIdSource found);
-  int StartChild();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
@@ -222,8 +205,7 @@ class Recorder {
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
-  pid_t child_ = -1;
-  int go_fd_ = -1, err_fd_ = -1;
+  std::unique_ptr<Workload> workload_;  // the command, when record runs one
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
   std::map<BuildIdSource, uint64_t> by_source_;
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
@@ -238,10 +220,6 @@ Recorder::~Recorder() {
   }
   for (int fd : fds_)
     close(fd);
-  if (go_fd_ >= 0)
-    close(go_fd_);
-  if (err_fd_ >= 0)
-    close(err_fd_);
 }
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
@@ -250,45 +228,6 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   id.tid = tid;
   id.id = attr_.ids.empty() ? 0 : attr_.ids[0];
   return id;
-}
-
-int Recorder::StartChild() {
-  int go[2], err[2];
-  if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-    PrintError("record", Error::Sys("pipe", errno, "cannot create"));
-    return -1;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    PrintError("record", Error::Sys("fork", errno, "cannot fork"));
-    return -1;
-  }
-  if (pid == 0) {
-    close(go[1]);
-    close(err[0]);
-    // Our stdout is the perf.data stream: the command writes to stderr instead, as in perf.
-    if (to_stdout() && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-      _exit(127);
-    char c;
-    // Wait until the events are open: exec then enables them (enable_on_exec).
-    if (read(go[0], &c, 1) != 1)
-      _exit(127);
-    std::vector<char*> args;
-    for (const std::string& a : opt_.command)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    int e = errno;
-    ssize_t w = write(err[1], &e, sizeof(e));
-    (void)w;
-    _exit(127);
-  }
-  close(go[0]);
-  close(err[1]);
-  go_fd_ = go[1];
-  err_fd_ = err[0];
-  child_ = pid;
-  return 0;
 }
 
 int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
@@ -330,7 +269,7 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
   if (!opt_.all_cpus)
     a.inherit = 1;
-  if (child_ > 0) {
+  if (workload_) {
     a.disabled = 1;
     a.enable_on_exec = 1;
   }
@@ -663,18 +602,16 @@ int Recorder::Run() {
     }
     synth.push_back(opt_.pid);
   } else {
-    if (StartChild() < 0)
+    auto w = Workload::Start(opt_.command, to_stdout());
+    if (!w.ok()) {
+      PrintError("record", w.error());
       return kExitFailure;
-    targets.push_back(child_);
+    }
+    workload_ = std::move(*w);
+    targets.push_back(workload_->pid());
   }
 
-  auto kill_child = [&]() {
-    if (child_ > 0) {
-      kill(child_, SIGKILL);
-      waitpid(child_, nullptr, 0);
-      child_ = -1;
-    }
-  };
+  auto kill_child = [&]() { workload_.reset(); };
   int rc = OpenEvents(targets);
   if (rc != kExitOk) {
     kill_child();
@@ -707,18 +644,10 @@ int Recorder::Run() {
 
   int child_status = 0;
   bool child_done = false;
-  if (child_ > 0) {
-    char go = 1;
-    if (write(go_fd_, &go, 1) != 1) {
-      PrintError("record", Error::Sys("start command", errno, "failed"));
-      kill_child();
-      return kExitFailure;
-    }
-    int e = 0;
-    if (read(err_fd_, &e, sizeof(e)) == sizeof(e)) {
-      PrintError("record", Error::Sys(opt_.command[0], e, "cannot run"));
-      waitpid(child_, nullptr, 0);
-      child_ = -1;
+  if (workload_) {
+    s = workload_->Go();
+    if (!s.ok()) {
+      PrintError("record", s.error());
       return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
     }
   }
@@ -755,11 +684,8 @@ int Recorder::Run() {
     }
     if (stopping)
       break;
-    if (child_ > 0 && !child_done) {
-      pid_t r = waitpid(child_, &child_status, WNOHANG);
-      if (r == child_)
-        child_done = true;
-    }
+    if (workload_ && !child_done)
+      child_done = workload_->Exited(&child_status);
     if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
       stopping = true;
     if (child_done || g_stop)
@@ -784,8 +710,8 @@ int Recorder::Run() {
   f.cmdline = cmdline;
   f.build_ids = table_;
   Status fin = writer_->Finish(f);
-  if (child_ > 0 && !child_done) {
-    child_status = TerminateChild(child_, kTermTimeoutMs);
+  if (workload_ && !child_done) {
+    child_status = workload_->Terminate(kTermTimeoutMs);
     child_done = true;
   }
   if (!s.ok() || !fin.ok()) {
