@@ -124,6 +124,16 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@tools/perf/fuzz/run.sh --smoke $(BUILD)/fuzz/fuzz $(FUZZ_SMOKE_SECONDS)
 
+# Benchmarks (Documentation/benchmarks.md): perf-buildid against perf reading the same files,
+# and the kernel's cost per mmap in the VMs; writes bench/results.md. Takes about an hour.
+# bench-smoke (in check) runs each once on the smallest input.
+.PHONY: bench bench-smoke
+bench: deps perf-buildid
+	@bench/run.sh
+
+bench-smoke: deps perf-buildid
+	@bench/run.sh --smoke
+
 # The selftests on the machine's own kernel, built against 6.12's harness and headers.
 # Informational: not part of check's verdict (the host kernel may have known bugs).
 selftests-host: deps

@@ -84,12 +84,21 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 for k in 5.10-buildid 5.10; do
 	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
 done
+step "perf-5.10 tools series: git am, checkpatch --strict, perf builds after each patch" \
+	make --no-print-directory perf-5.10-series-check
+step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
+	kernel/scripts/vm-bpf.sh 5.10
+for k in 5.10-buildid 5.10; do
+	step "short-lived children with deleted and replaced files on $k: no wrong build id" \
+		kernel/scripts/vm-coverage.sh $k
+done
 step "perf-5.10: Debian 11's perf with the tools series" make --no-print-directory perf-5.10
-# On 5.10-buildid (make vm-perf-5.10 KERNEL=5.10-buildid) perf-5.10 records, lists, reports and
-# scripts build IDs and perf 6.1 and perf-buildid read its files, but perf-5.10 does not yet read
-# the files of perf 6.1 and perf-buildid (6 of 32 checks fail); it joins check when they pass.
+step "perf-5.10 on 5.10-buildid: record --buildid-mmap, readers, interop with perf 6.1 and perf-buildid" \
+	kernel/scripts/vm-perf-5.10.sh 5.10-buildid
 step "perf-5.10 on pristine 5.10: --buildid-mmap refused, the old file kept" \
 	kernel/scripts/vm-perf-5.10.sh 5.10
+step "bench smoke: each benchmark once on its smallest input (figures not kept)" \
+	make --no-print-directory bench-smoke
 
 echo
 echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="

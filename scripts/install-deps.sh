@@ -30,6 +30,10 @@ PKGS=(
 	debhelper lintian man-db mmdebstrap
 	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes
 	clang-14 libclang-rt-14-dev
+	# make bench: timing and the plot
+	time gnuplot-nox
+	# perf-buildid's BPF path: libbpf, the BPF compiler and the skeleton generator
+	libbpf-dev bpftool clang
 	# perf-5.10: Debian 11's perf, with the libraries Debian's linux-perf links
 	libunwind-dev libslang2-dev libnuma-dev libaudit-dev libbabeltrace-dev libzstd-dev
 	liblzma-dev libcap-dev libiberty-dev libperl-dev python3-dev python3-setuptools

@@ -87,6 +87,10 @@ config_fragments() {
 		[ "$K_PAGES" = 64k ] && echo "$CONFIGS/arm64-64k.config"
 	fi
 	[ "$K_RT" = 1 ] && echo "$CONFIGS/rt.config"
+	# The BPF path of perf-buildid record is for kernels without the series.
+	if [ "$K_BASE" = 5.10 ] && [ "$K_PATCHED" = 0 ] && [ "$K_RT" = 0 ] && [ -z "$K_VARIANT" ]; then
+		echo "$CONFIGS/bpf.config"
+	fi
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
 	return 0
 }

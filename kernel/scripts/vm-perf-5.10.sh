@@ -89,7 +89,7 @@ PY
 		"$perf510" script --show-mmap-events -i "$h/a.data" >"$h/a.script" 2>/dev/null || true
 		"$perf510" script --show-mmap-events -i "$h/noattr.data" >"$h/noattr.script" 2>/dev/null || true
 		"$perf510" buildid-list -i "$h/noattr.data" >"$h/noattr.bid" 2>/dev/null || true
-		grep 'libpbidwork' "$h/noattr.script" | head -2 | sed 's/^/# host, attr.build_id cleared: /'
+		grep -m 2 'libpbidwork' "$h/noattr.script" | sed 's/^/# host, attr.build_id cleared: /'
 		host_check "the guest's file shows the library's id" \
 			grep -q "<$lib_id>\]: r-xp /payload/libpbidwork.so\$" "$h/a.script"
 		host_check "attr.build_id cleared: the same records show dev/ino, not an id" \

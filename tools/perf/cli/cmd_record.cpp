@@ -524,7 +524,7 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       }
       // No id from the kernel: no attr.build_id, or the kernel could not read the file.
       auto got = MappingBuildId(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
-                                FileIdentity{m->maj, m->min, m->ino});
+                                FileIdentity{m->maj, m->min, m->ino, m->ino_generation});
       MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
       if (id) {
         s = WriteIdRecord(path, *id);

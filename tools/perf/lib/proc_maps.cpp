@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -97,23 +99,43 @@ Result<ProcessSnapshot> SnapshotProcess(pid_t pid, const std::string& proc_root)
 
 namespace {
 
-bool SameInode(int fd, const FileIdentity& ident) {
+// Empty when fd is the file ident names, else why it is not (or cannot be shown to be).
+std::string NotTheSameFile(int fd, const FileIdentity& ident) {
   if (ident.ino == 0)
-    return true;
+    return "";
   struct stat st;
   if (fstat(fd, &st) < 0)
-    return false;
-  return st.st_ino == ident.ino && major(st.st_dev) == ident.maj && minor(st.st_dev) == ident.min;
+    return "cannot stat it";
+  if (st.st_ino != ident.ino || major(st.st_dev) != ident.maj || minor(st.st_dev) != ident.min)
+    return "file was replaced since it was mapped (inode differs)";
+  if (ident.ino_generation == 0)
+    return "";
+  // The same number may be another file now: the generation is what tells them apart.
+  unsigned int gen = 0;
+  if (ioctl(fd, FS_IOC_GETVERSION, &gen) < 0)
+    return "cannot prove it is the file that was mapped (its file system does not report inode "
+           "generations)";
+  if (gen != static_cast<uint32_t>(ident.ino_generation))
+    return "file was replaced since it was mapped (inode reused, generation differs)";
+  return "";
 }
 
-Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode) {
+// *refused is set when p opened but is not (or cannot be shown to be) the mapped file: that is
+// the reason worth reporting, more than the paths that did not open.
+Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode,
+                             bool* refused = nullptr) {
   auto opened = OpenRegularFile(p);
   if (!opened.ok())
     return opened.error();
   int fd = *opened;
-  if (check_inode && !SameInode(fd, ident)) {
-    close(fd);
-    return Error(p, "file was replaced since it was mapped (inode differs)");
+  if (check_inode) {
+    std::string why = NotTheSameFile(fd, ident);
+    if (!why.empty()) {
+      close(fd);
+      if (refused != nullptr)
+        *refused = true;
+      return Error(p, why);
+    }
   }
   auto r = ReadElfBuildIdFd(fd, p);
   close(fd);
@@ -135,17 +157,24 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   if (path.empty() || path[0] != '/')
     return first;
   // A process that already exited or a mapping already gone: look the path up in its root.
-  r = TryPath(proc + "/root" + path, ident, true);
+  bool refused = false;
+  r = TryPath(proc + "/root" + path, ident, true, &refused);
   if (r.ok())
     return r;
+  Error refusal = refused ? r.error() : Error();
   // The process is gone too (short-lived commands): our own namespace, but only if the inode
   // proves it is the same file.
   if (ident.ino != 0) {
-    r = TryPath(path, ident, true);
+    bool here_refused = false;
+    r = TryPath(path, ident, true, &here_refused);
     if (r.ok())
       return r;
+    if (here_refused) {
+      refusal = r.error();
+      refused = true;
+    }
   }
-  return first;
+  return refused ? refusal : first;
 }
 
 Result<MaybeBuildId> VdsoBuildId() {
@@ -165,14 +194,16 @@ Result<MaybeBuildId> VdsoBuildId() {
 
 Result<MaybeBuildId> BuildIdCache::Get(pid_t pid, uint64_t start, uint64_t end,
                                        const std::string& path, const FileIdentity& ident) {
-  auto key = std::make_tuple(ident.maj, ident.min, ident.ino);
-  if (ident.ino != 0) {
+  auto key = std::make_tuple(ident.maj, ident.min, ident.ino, ident.ino_generation);
+  // Without a generation, an inode number alone may name a newer file later on.
+  const bool cacheable = ident.ino != 0 && ident.ino_generation != 0;
+  if (cacheable) {
     auto it = by_inode_.find(key);
     if (it != by_inode_.end())
       return it->second;
   }
   auto r = ReadMappingBuildId(pid, start, end, path, ident);
-  if (r.ok() && ident.ino != 0)
+  if (r.ok() && cacheable)
     by_inode_[key] = *r;
   return r;
 }

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -154,18 +156,66 @@ TEST(ProcMapsTest, SnapshotOfAFakeProc) {
   EXPECT_EQ((std::vector<pid_t>{42}), ListPids(proc.path()));
 }
 
-TEST(ProcMapsTest, CacheByInode) {
+// The inode generation of path, as the kernel puts it in MMAP2 records; 0 when the file
+// system does not report one.
+uint64_t Generation(const std::string& path) {
+  unsigned int gen = 0;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0;
+  if (fd >= 0)
+    close(fd);
+  return ok ? gen : 0;
+}
+
+TEST(ProcMapsTest, CacheByInodeAndGeneration) {
   Mapped mp = MapExec(Fixture("uuid.so"));
   ASSERT_NE(MAP_FAILED, mp.addr);
+  const uint64_t gen = Generation(Fixture("uuid.so"));
+  if (gen == 0)
+    GTEST_SKIP() << "the build directory's file system reports no inode generations";
   BuildIdCache cache;
-  FileIdentity ident{mp.m.maj, mp.m.min, mp.m.ino};
+  FileIdentity ident{mp.m.maj, mp.m.min, mp.m.ino, gen};
   auto a = cache.Get(getpid(), mp.m.start, mp.m.end, mp.m.path, ident);
   ASSERT_TRUE(a.ok());
   munmap(mp.addr, 4096);
-  // The mapping is gone; the cache still knows the inode.
+  // The mapping is gone; the cache still knows the file.
   auto b = cache.Get(getpid(), mp.m.start, mp.m.end, "", ident);
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(**a, **b);
+  // The same inode number with another generation is another file: not from the cache.
+  FileIdentity reused = ident;
+  reused.ino_generation = gen + 1;
+  EXPECT_FALSE(cache.Get(getpid(), mp.m.start, mp.m.end, "", reused).ok());
+  // Nor without a generation: the number alone proves nothing later on.
+  FileIdentity unknown = ident;
+  unknown.ino_generation = 0;
+  EXPECT_FALSE(cache.Get(getpid(), mp.m.start, mp.m.end, "", unknown).ok());
+}
+
+// ext4 gives a deleted file's inode number to the next file it creates: a path that leads to
+// the same device and inode number is the mapped file only if the generation agrees too.
+TEST(ProcMapsTest, AReusedInodeNumberIsAnotherFile) {
+  std::string tmp = std::string(::testing::TempDir()) + "/pbid-gen-" + std::to_string(getpid());
+  Copy(Fixture("sha1.so"), tmp);
+  const uint64_t gen = Generation(tmp);
+  if (gen == 0) {
+    unlink(tmp.c_str());
+    GTEST_SKIP() << ::testing::TempDir() << " reports no inode generations";
+  }
+  struct stat st;
+  ASSERT_EQ(0, stat(tmp.c_str(), &st));
+  FileIdentity same{major(st.st_dev), minor(st.st_dev), st.st_ino, gen};
+  // No mapping at [1, 2): only the path can answer.
+  auto ok = ReadMappingBuildId(getpid(), 1, 2, tmp, same);
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_EQ(**ReadElfBuildId(tmp), **ok);
+  FileIdentity successor = same;
+  successor.ino_generation = gen ^ 1;
+  auto refused = ReadMappingBuildId(getpid(), 1, 2, tmp, successor);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string::npos, refused.error().ToString().find("generation"))
+      << refused.error().ToString();
+  unlink(tmp.c_str());
 }
 
 TEST(ProcMapsTest, Vdso) {

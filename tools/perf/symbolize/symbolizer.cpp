@@ -17,6 +17,7 @@
 #include "debug_locator.h"
 #include "elf_file.h"
 #include "pbid/elf_build_id.h"
+#include "symbol_stretches.h"
 
 namespace pbid {
 
@@ -129,6 +130,7 @@ struct Symbolizer::Module {
   // vmlinux), file offsets cannot be translated.
   bool offsets_usable = false;
   bool any_ok = false;  // at least one lookup named something: counted in the coverage
+  std::unique_ptr<SymbolStretches> symbols;  // made on the first lookup
 
   ~Module() {
     if (dwfl != nullptr)
@@ -309,10 +311,9 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
 
   // The ELF symbol is the ground truth for "which function": DWARF scopes refine it with
   // inlined frames and lines when the debug file is there.
-  GElf_Sym sym;
-  GElf_Off sym_off = 0;
-  const char* sym_name =
-      dwfl_module_addrinfo(mod.mod, addr, &sym_off, &sym, nullptr, nullptr, nullptr);
+  if (!mod.symbols)
+    mod.symbols = std::make_unique<SymbolStretches>(mod.mod);
+  const char* sym_name = mod.symbols->Name(addr);
 
   Dwarf_Addr cu_bias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod.mod, addr, &cu_bias);

@@ -57,9 +57,13 @@ struct ProcessSnapshot {
 Result<ProcessSnapshot> SnapshotProcess(pid_t pid, const std::string& proc_root = "/proc");
 
 // Identity of a mapped file; ino 0 means unknown (then no inode check is made).
+// A file as an MMAP2 record names it. Inode numbers are reused (ext4 hands a deleted file's
+// number to the next file it creates), so only the generation tells a file from its successor
+// at the same path; 0 is "not known" (a mapping synthesized from /proc/PID/maps).
 struct FileIdentity {
   uint32_t maj = 0, min = 0;
   uint64_t ino = 0;
+  uint64_t ino_generation = 0;
 };
 
 // The build id of the file mapped at [start, end) in pid. See the file comment for the order.
@@ -77,7 +81,7 @@ class BuildIdCache {
                            const FileIdentity& ident);
 
  private:
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, MaybeBuildId> by_inode_;
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, MaybeBuildId> by_inode_;
 };
 
 }  // namespace pbid

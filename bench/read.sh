@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# read.sh [-n RUNS] [-s SIZES_MB] [-R REPORT_MAX_MB] [-d DATADIR] [-o OUT.md]
+#
+# How fast perf-buildid reads perf.data against Linux perf, on the same files in one run.
+#
+# The files are recorded here, once, by Linux perf (`perf record -a -g --buildid-mmap
+# --max-size`) under bench/workload.sh, one per size in SIZES_MB, plus one recorded by
+# `perf-buildid record -a -g`; they are kept in DATADIR between runs. Each file is read into the
+# page cache first, then every command pair runs RUNS times, the two tools alternating and
+# swapping order each round, under /usr/bin/time. The table gives the median wall time, CPU
+# time, peak RSS and MB/s of each side and the ratios perf/perf-buildid. `report` runs only on
+# files up to REPORT_MAX_MB (perf report takes minutes per GB).
+#
+# Writes OUT.md (default build/bench/read.md), the raw measurements beside it (.tsv) and a
+# plot of time and peak memory against file size (.svg) when gnuplot is installed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runs=5 sizes="16 64 256 1024" report_max=256
+datadir=${BENCH_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap/bench}
+out=$root/build/bench/read.md
+while getopts "n:s:R:d:o:" o; do
+	case $o in
+	n) runs=$OPTARG ;;
+	s) sizes=$OPTARG ;;
+	R) report_max=$OPTARG ;;
+	d) datadir=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+die() { echo "bench: error: $*" >&2; exit 1; }
+pbid=${PBID:-$root/build/bin/perf-buildid}
+[ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
+command -v perf >/dev/null || die "no perf (Debian's linux-perf)"
+[ -x /usr/bin/time ] || die "no /usr/bin/time (Debian's time)"
+mkdir -p "$datadir" "$(dirname "$out")"
+tsv=${out%.md}.tsv
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-read.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+perf_version=$(perf version | awk '{print $3}')
+
+# record_perf SIZE_MB: a file of about SIZE_MB recorded by perf under the mixed load.
+record_perf() {
+	local f=$datadir/perf-$1M.data
+	if [ ! -s "$f" ]; then
+		echo "bench: recording $f" >&2
+		perf record -q -a -g --buildid-mmap -F 20000 -m 256 --max-size="$1M" -o "$f.tmp" \
+			-- "$root/bench/workload.sh" 3600 >/dev/null 2>"$work/record.log" ||
+			{ cat "$work/record.log" >&2; die "perf record failed"; }
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+# record_pbid: a file recorded by perf-buildid under the same load, for the same 10 seconds.
+record_pbid() {
+	local f=$datadir/pbid-10s.data
+	if [ ! -s "$f" ]; then
+		echo "bench: recording $f" >&2
+		"$pbid" record -q -a -g -F 20000 -m 256 -o "$f.tmp" >/dev/null 2>"$work/record.log" &
+		local rec=$!
+		sleep 1
+		"$root/bench/workload.sh" 10
+		kill -INT "$rec"
+		wait "$rec" || { cat "$work/record.log" >&2; die "perf-buildid record failed"; }
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+# measure TOOL CMDNAME FILE ARGV...: one timed run; appends a row to the tsv.
+measure() {
+	local tool=$1 cmd=$2 file=$3 mb
+	shift 3
+	mb=$(( $(stat -c %s "$file") / 1000000 ))
+	if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
+		cat "$work/err" >&2
+		die "$tool $cmd failed on $file: $*"
+	fi
+	read -r wall user sys rss <"$work/time"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cmd" "$(basename "$file")" "$mb" "$tool" "$wall" \
+		"$(echo "$user + $sys" | bc)" "$rss" >>"$tsv"
+}
+
+# pair CMDNAME FILE 'OURS' 'PERFS': RUNS alternating runs of each side (argv given as strings
+# of words; no word holds a space).
+pair() {
+	local cmd=$1 file=$2 ours=$3 theirs=$4 r
+	cat "$file" >/dev/null
+	for r in $(seq 1 "$runs"); do
+		# shellcheck disable=SC2086
+		if [ $((r % 2)) = 1 ]; then
+			measure perf-buildid "$cmd" "$file" $ours
+			measure perf "$cmd" "$file" $theirs
+		else
+			measure perf "$cmd" "$file" $theirs
+			measure perf-buildid "$cmd" "$file" $ours
+		fi
+	done
+}
+
+files=()
+for s in $sizes; do files+=("$(record_perf "$s")"); done
+files+=("$(record_pbid)")
+
+printf 'command\tfile\tmb\ttool\twall_s\tcpu_s\trss_kb\n' >"$tsv"
+for f in "${files[@]}"; do
+	mb=$(( $(stat -c %s "$f") / 1000000 ))
+	echo "bench: reading $(basename "$f") ($mb MB)" >&2
+	pair buildid-list "$f" "$pbid buildid-list -i $f" "perf buildid-list -i $f"
+	pair maps "$f" "$pbid maps -i $f" "perf buildid-list -i $f"
+	pair script "$f" "$pbid script -i $f" \
+		"perf script -i $f --show-mmap-events --show-task-events -F comm,tid,time,period,event,ip,dso"
+	if [ "$mb" -le "$report_max" ]; then
+		pair report "$f" "$pbid report --stdio -i $f" "perf report --stdio -i $f"
+	fi
+done
+
+awk -F '\t' -v perfv="$perf_version" '
+NR == 1 { next }
+{
+	k = $1 SUBSEP $2 SUBSEP $4
+	wall[k] = wall[k] " " $5; cpu[k] = cpu[k] " " $6; rss[k] = rss[k] " " $7; mb[$2] = $3
+	if (!(($1 SUBSEP $2) in seen)) { seen[$1 SUBSEP $2] = 1; row[++n] = $1 SUBSEP $2 }
+}
+function median(list,   m, a, i, j, t) {
+	m = split(list, a, " ")
+	for (i = 1; i <= m; i++)
+		for (j = i + 1; j <= m; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+END {
+	print "| command | file | MB | perf-buildid wall s | perf " perfv " wall s | speed ratio | perf-buildid MB/s | perf-buildid CPU s | perf CPU s | perf-buildid peak RSS MB | perf peak RSS MB | RSS ratio |"
+	print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for (i = 1; i <= n; i++) {
+		split(row[i], p, SUBSEP); c = p[1]; f = p[2]
+		ow = median(wall[c SUBSEP f SUBSEP "perf-buildid"]); pw = median(wall[c SUBSEP f SUBSEP "perf"])
+		oc = median(cpu[c SUBSEP f SUBSEP "perf-buildid"]); pc = median(cpu[c SUBSEP f SUBSEP "perf"])
+		orss = median(rss[c SUBSEP f SUBSEP "perf-buildid"]) / 1024; prss = median(rss[c SUBSEP f SUBSEP "perf"]) / 1024
+		printf "| %s | %s | %d | %.2f | %.2f | %.1f× | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", c, f, mb[f], ow, pw,
+			(ow > 0 ? pw / ow : 0), (ow > 0 ? mb[f] / ow : 0), oc, pc, orss, prss, (orss > 0 ? prss / orss : 0)
+	}
+}' "$tsv" >"$out"
+
+if command -v gnuplot >/dev/null; then
+	# One series per tool and command, medians by file size, perf's own files only.
+	for c in buildid-list script report; do
+		for t in perf-buildid perf; do
+			awk -F '\t' -v c="$c" -v t="$t" 'NR > 1 && $1 == c && $4 == t && $2 ~ /^perf-/ { print $3, $5, $7 / 1024 }' "$tsv" |
+				sort -n | awk '{ k = $1; w[k] = w[k] " " $2; r[k] = r[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
+				function med(l,  m, a, i, j, x) { m = split(l, a, " "); for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { x = a[i]; a[i] = a[j]; a[j] = x }; return a[int((m + 1) / 2)] }
+				END { for (i = 1; i <= n; i++) print o[i], med(w[o[i]]), med(r[o[i]]) }' >"$work/$c-$t.dat"
+		done
+	done
+	gnuplot 2>"$work/gnuplot.log" <<EOF || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
+set terminal svg size 1000,420 dynamic
+set output "${out%.md}.svg"
+set multiplot layout 1,2 title "perf-buildid and perf $perf_version reading perf.data (median of $runs runs)"
+set logscale xy
+set xlabel "file size (MB)"
+set key left top
+set ylabel "wall time (s)"
+plot for [c in "buildid-list script report"] for [t in "perf-buildid perf"] \
+	"$work/".c."-".t.".dat" using 1:2 with linespoints title t." ".c
+set ylabel "peak RSS (MB)"
+plot for [c in "buildid-list script report"] for [t in "perf-buildid perf"] \
+	"$work/".c."-".t.".dat" using 1:3 with linespoints title t." ".c
+unset multiplot
+EOF
+fi
+cat "$out"

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# record.sh [-n RUNS] [-F HZ] [-m PAGES] [-o OUT.md]
+#
+# What recording costs, perf-buildid record against perf record --buildid-mmap, with the same
+# frequency (-F) and ring buffer size (-m), the tools alternating in one invocation:
+#  - overhead: a fixed amount of CPU work (sha256 over /dev/zero), its wall time under each
+#    profiler against its time alone, as measured by /usr/bin/time inside the profiler;
+#  - mmap storm: bench/src/mmap_storm maps 1000 small distinct ELF files executable in a loop
+#    for a few seconds; the records lost (the sum of PERF_RECORD_LOST's counts) and the MMAP2
+#    records kept, both counted by `perf report -D` on each tool's file.
+# Writes OUT.md (default build/bench/record.md) and the raw measurements beside it (.tsv).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runs=5 freq=4000 pages=128 out=$root/build/bench/record.md storm_secs=3 work_mb=1500
+while getopts "n:F:m:o:s:w:" o; do
+	case $o in
+	n) runs=$OPTARG ;;
+	F) freq=$OPTARG ;;
+	m) pages=$OPTARG ;;
+	o) out=$OPTARG ;;
+	s) storm_secs=$OPTARG ;;
+	w) work_mb=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+die() { echo "bench: error: $*" >&2; exit 1; }
+pbid=${PBID:-$root/build/bin/perf-buildid}
+[ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
+mkdir -p "$(dirname "$out")"
+tsv=${out%.md}.tsv
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-record.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+gcc -O2 -Wall -Wextra -Werror -o "$work/mmap_storm" "$root/bench/src/mmap_storm.c"
+mkdir "$work/elves"
+# Distinct files (distinct inodes) of one small ELF: the kernel parses each one.
+for i in $(seq 1 1000); do cp "$work/mmap_storm" "$work/elves/e$i"; done
+storm_files=("$work"/elves/e*)
+
+# The CPU-bound work, timed from inside the profiler so that its start-up does not count.
+cat >"$work/cpu.sh" <<EOF
+#!/bin/sh
+exec /usr/bin/time -f %e -o "\$1" sh -c 'head -c ${work_mb}M /dev/zero | sha256sum >/dev/null'
+EOF
+chmod +x "$work/cpu.sh"
+
+# run_cpu TOOL: one timed run of the CPU work under TOOL (or none).
+run_cpu() {
+	local tool=$1 t=$work/t
+	case $tool in
+	none) "$work/cpu.sh" "$t" ;;
+	perf) perf record -q -g --buildid-mmap -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
+	perf-buildid) "$pbid" record -q -g -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
+	esac >/dev/null 2>"$work/err" || { cat "$work/err" >&2; die "$tool: the CPU workload failed"; }
+	printf 'cpu\t%s\t%s\t\t\n' "$tool" "$(cat "$t")" >>"$tsv"
+}
+
+# run_storm TOOL: one storm under TOOL; counts from perf's own reading of the file.
+run_storm() {
+	local tool=$1 f=$work/s.data maps lost mmap2
+	case $tool in
+	perf) perf record -q --buildid-mmap -F "$freq" -m "$pages" -o "$f" -- \
+		"$work/mmap_storm" "$storm_secs" "${storm_files[@]}" ;;
+	perf-buildid) "$pbid" record -q -F "$freq" -m "$pages" -o "$f" -- \
+		"$work/mmap_storm" "$storm_secs" "${storm_files[@]}" ;;
+	esac >"$work/storm.out" 2>"$work/err" || { cat "$work/err" >&2; die "$tool: the mmap storm failed"; }
+	maps=$(awk '/^mmaps / {print $2}' "$work/storm.out")
+	perf report -D -i "$f" >"$work/dump" 2>/dev/null || die "perf cannot read $tool's storm file"
+	lost=$(awk '/PERF_RECORD_LOST:/ { sub(/.*lost:/, ""); n += $1 } END { print n + 0 }' "$work/dump")
+	mmap2=$(grep -c 'PERF_RECORD_MMAP2 ' "$work/dump" || true)
+	printf 'storm\t%s\t%s\t%s\t%s\n' "$tool" "$maps" "$lost" "$mmap2" >>"$tsv"
+}
+
+printf 'bench\ttool\tvalue\tlost\tmmap2\n' >"$tsv"
+for r in $(seq 1 "$runs"); do
+	echo "bench: record round $r of $runs" >&2
+	if [ $((r % 2)) = 1 ]; then order=(none perf perf-buildid); else order=(perf-buildid perf none); fi
+	for t in "${order[@]}"; do run_cpu "$t"; done
+	for t in "${order[@]}"; do [ "$t" = none ] || run_storm "$t"; done
+done
+
+awk -F '\t' -v runs="$runs" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" '
+function median(list,   m, a, i, j, t) {
+	m = split(list, a, " ")
+	for (i = 1; i <= m; i++)
+		for (j = i + 1; j <= m; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+$1 == "cpu" { t[$2] = t[$2] " " $3 }
+$1 == "storm" { maps[$2] = maps[$2] " " $3; lost[$2] = lost[$2] " " $4; mm[$2] = mm[$2] " " $5; lsum[$2] += $4 }
+END {
+	base = median(t["none"])
+	printf "CPU-bound work (sha256 of %s MB), wall seconds, median of %d runs:\n\n", mb, runs
+	print "| profiler | workload s | overhead |"
+	print "| --- | ---: | ---: |"
+	printf "| none | %.2f | – |\n", base
+	n = split("perf perf-buildid", tools, " ")
+	for (i = 1; i <= n; i++)
+		printf "| %s | %.2f | %+.1f%% |\n", tools[i], median(t[tools[i]]), (median(t[tools[i]]) / base - 1) * 100
+	printf "\nmmap storm (%d s over 1000 small ELF files), median of %d runs; lost = records the kernel dropped:\n\n", ss, runs
+	print "| profiler | mmaps made | MMAP2 records kept | records lost (median) | records lost (all runs) |"
+	print "| --- | ---: | ---: | ---: | ---: |"
+	for (i = 1; i <= n; i++)
+		printf "| %s | %d | %d | %d | %d |\n", tools[i], median(maps[tools[i]]), median(mm[tools[i]]), median(lost[tools[i]]), lsum[tools[i]]
+	printf "\nBoth with -F %d -m %d; perf with -g --buildid-mmap, perf-buildid with -g.\n", freq, pages
+}' "$tsv" >"$out"
+cat "$out"
