@@ -257,15 +257,21 @@ uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
   return size >= 8 + back ? br.U64At(size - back) : 0;
 }
 
-Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
-  PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(MmapLayout, filename) + 1, "mmap"));
-  ByteCursor c(ReaderFor(r), kBody);
-  MmapRecord m;
+// The fields MMAP and MMAP2 share, in their order, up to the ones MMAP2 adds.
+template <typename MmapLike>
+void ReadMmapStart(ByteCursor& c, MmapLike& m) {
   m.pid = c.U32();
   m.tid = c.U32();
   m.start = c.U64();
   m.len = c.U64();
   m.pgoff = c.U64();
+}
+
+Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
+  PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(MmapLayout, filename) + 1, "mmap"));
+  ByteCursor c(ReaderFor(r), kBody);
+  MmapRecord m;
+  ReadMmapStart(c, m);
   PBID_ASSIGN_OR_RETURN(m.filename, c.CString(end, "mmap.filename"));
   PBID_ASSIGN_OR_RETURN(m.sample_id, ParseSampleId(r, attr));
   return m;
@@ -275,11 +281,7 @@ Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr) {
   PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(Mmap2Layout, filename) + 1, "mmap2"));
   ByteCursor c(ReaderFor(r), kBody);
   Mmap2Record m;
-  m.pid = c.U32();
-  m.tid = c.U32();
-  m.start = c.U64();
-  m.len = c.U64();
-  m.pgoff = c.U64();
+  ReadMmapStart(c, m);
   bool bit = r.header.misc & kMiscMmapBuildId;
   bool trusted = bit && attr != nullptr && attr->attr.build_id;
   if (trusted) {
