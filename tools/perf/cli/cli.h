@@ -4,8 +4,6 @@
 #ifndef PBID_CLI_CLI_H_
 #define PBID_CLI_CLI_H_
 
-#include <errno.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +22,11 @@ enum ExitCode : int {
   kExitUsage = 2,     // bad command line
   kExitBadInput = 3,  // input file missing, truncated or corrupt
 };
+
+// Where an error happened: any failure to read the input is exit status 3, whatever its kind.
+enum class Stage { kInput, kOperation };
+// The one map from an error to the exit status of a command.
+int ExitCodeFor(const Error& e, Stage stage);
 
 // "perf-buildid <cmd>: <message>" on stderr, one line.
 void PrintError(const char* cmd, const std::string& message);
@@ -50,16 +53,8 @@ bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out);
 std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max);
 
 // The last step of a command that writes to stdout: a failed write (full disk, closed pipe)
-// is an error, as in perf, not a success with output missing. Inline so that commands built
-// outside the CLI (report) share it.
-inline int FinishOutput(const char* cmd) {
-  if (fflush(stdout) == 0 && !ferror(stdout))
-    return kExitOk;
-  int e = errno;
-  fprintf(stderr, "perf-buildid %s: standard output: write error: %s\n", cmd,
-          e ? strerror(e) : "unknown error");
-  return kExitFailure;
-}
+// is an error, as in perf, not a success with output missing.
+int FinishOutput(const char* cmd);
 
 }  // namespace pbid::cli
 
@@ -68,8 +63,6 @@ int pbid_cmd_buildid_list(int argc, char** argv);
 int pbid_cmd_maps(int argc, char** argv);
 int pbid_cmd_script(int argc, char** argv);
 int pbid_cmd_dump(int argc, char** argv);
-#ifdef PBID_HAVE_REPORT
 int pbid_cmd_report(int argc, char** argv);
-#endif
 
 #endif  // PBID_CLI_CLI_H_

@@ -29,7 +29,7 @@ TEST(CliTest, ScriptSurvivesDroppedFirstMapping) {
   EventAttr a = Attr({1});
   for (uint64_t len : {uint64_t{0}, ~uint64_t{0}}) {
     std::vector<RecordBytes> recs = {
-        BuildMmap2(Mapping(0x400000, len, 1), PERF_RECORD_MISC_USER, &a)};
+        *BuildMmap2(Mapping(0x400000, len, 1), PERF_RECORD_MISC_USER, &a)};
     std::string path = WriteData("dropped.data", a, recs);
     ToolRun r = RunTool("script -i " + path);
     EXPECT_EQ(0, r.status) << "len " << len << ": " << r.output;
@@ -93,8 +93,8 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
   // The command ignores SIGTERM and lives 10 s; record must finish the file first and only
   // then stop it (SIGKILL 2 s after SIGTERM). So the file is complete while the command is
   // still there, whatever the machine's load.
-  std::string cmd_pid = ReadAll("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) +
-                                "/children");
+  std::string cmd_pid =
+      ReadAll("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
   ASSERT_FALSE(cmd_pid.empty());
   std::string cmd_proc = "/proc/" + cmd_pid.substr(0, cmd_pid.find(' '));
   kill(rec, SIGINT);

@@ -7,19 +7,17 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../tests/record_fixtures.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
+#include "util/test_util.h"
 
 namespace pbid::clitest {
 
@@ -33,27 +31,12 @@ struct ToolRun {
 // killed and gives status 124.
 inline ToolRun RunTool(const std::string& args, const std::string& redirect = "",
                        int timeout_s = 120) {
-  ToolRun r;
-  std::string cmd = "timeout -k 5 " + std::to_string(timeout_s) + " " +
-                    std::string(PBID_PERF_BUILDID) + " " + args + " 2>&1" + redirect;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p)
-    return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    r.output.append(buf, n);
-  int st = pclose(p);
-  if (WIFEXITED(st))
-    r.status = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st))
-    r.status = 128 + WTERMSIG(st);
-  return r;
+  testing::CommandResult c = testing::RunCommand(
+      testing::Quote(PBID_PERF_BUILDID) + " " + args + " 2>&1" + redirect, timeout_s);
+  return ToolRun{c.exit_code, std::move(c.output)};
 }
 
-inline std::string TempPath(const char* name) {
-  return std::string(::testing::TempDir()) + "/pbid-cli-" + std::to_string(getpid()) + "-" + name;
-}
+using testing::TempPath;
 
 inline EventAttr Attr(std::vector<uint64_t> ids) {
   return fixtures::SampleAttr(std::move(ids));
@@ -83,10 +66,7 @@ inline Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
 }
 
 inline std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::ReadFile(path);
 }
 
 inline size_t Lines(const std::string& s) {

@@ -10,6 +10,16 @@
 
 namespace pbid::cli {
 
+int ExitCodeFor(const Error& e, Stage stage) {
+  switch (e.kind) {
+    case ErrorKind::kInvalidArgument: return kExitUsage;
+    case ErrorKind::kIo: return stage == Stage::kInput ? kExitBadInput : kExitFailure;
+    case ErrorKind::kCorruptInput:
+    case ErrorKind::kUnsupported: return kExitBadInput;
+  }
+  return kExitFailure;
+}
+
 void PrintError(const char* cmd, const std::string& message) {
   fprintf(stderr, "perf-buildid %s: %s\n", cmd, message.c_str());
 }
@@ -87,6 +97,15 @@ bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out) {
 std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max) {
   return std::string("bad ") + option + " value '" + value + "': expected a number from " +
          std::to_string(min) + " to " + std::to_string(max);
+}
+
+int FinishOutput(const char* cmd) {
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return kExitOk;
+  int e = errno;
+  fprintf(stderr, "perf-buildid %s: standard output: write error: %s\n", cmd,
+          e ? strerror(e) : "unknown error");
+  return kExitFailure;
 }
 
 }  // namespace pbid::cli

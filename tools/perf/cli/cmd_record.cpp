@@ -34,6 +34,7 @@
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
 #include "pbid/ring_buffer.h"
+#include "pbid/workload.h"
 
 using namespace pbid;
 using namespace pbid::cli;
@@ -107,23 +108,6 @@ long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigne
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-// Reaps `pid`, waiting at most `timeout_ms` for it to exit after SIGTERM before SIGKILL: a
-// command that ignores SIGTERM must not keep the recorder from exiting.
-int TerminateChild(pid_t pid, int timeout_ms) {
-  int status = 0;
-  kill(pid, SIGTERM);
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR))
-      return status;
-    usleep(10 * 1000);
-  }
-  kill(pid, SIGKILL);
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
 std::vector<int> OnlineCpus() {
   std::vector<int> cpus;
   std::ifstream in("/sys/devices/system/cpu/online");
@@ -167,21 +151,6 @@ Status BackupOld(const std::string& path) {
   return Ok();
 }
 
-std::vector<pid_t> ListDir(const std::string& dir) {
-  std::vector<pid_t> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d)
-    return out;
-  while (dirent* e = readdir(d)) {
-    char* end;
-    long v = strtol(e->d_name, &end, 10);
-    if (*end == 0 && v > 0)
-      out.push_back(static_cast<pid_t>(v));
-  }
-  closedir(d);
-  return out;
-}
-
 struct Options {
   std::string output = "perf.data";
   uint64_t freq = 4000;
@@ -220,7 +189,6 @@ class Recorder {
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
   void CountMapping(const std::string& path, const Result<MaybeBuildId>& id, BuildIdSource found);
-  int StartChild();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
@@ -237,8 +205,7 @@ class Recorder {
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
-  pid_t child_ = -1;
-  int go_fd_ = -1, err_fd_ = -1;
+  std::unique_ptr<Workload> workload_;  // the command, when record runs one
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
   std::map<BuildIdSource, uint64_t> by_source_;
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
@@ -253,10 +220,6 @@ Recorder::~Recorder() {
   }
   for (int fd : fds_)
     close(fd);
-  if (go_fd_ >= 0)
-    close(go_fd_);
-  if (err_fd_ >= 0)
-    close(err_fd_);
 }
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
@@ -265,45 +228,6 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   id.tid = tid;
   id.id = attr_.ids.empty() ? 0 : attr_.ids[0];
   return id;
-}
-
-int Recorder::StartChild() {
-  int go[2], err[2];
-  if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-    PrintError("record", Error::Sys("pipe", errno, "cannot create"));
-    return -1;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    PrintError("record", Error::Sys("fork", errno, "cannot fork"));
-    return -1;
-  }
-  if (pid == 0) {
-    close(go[1]);
-    close(err[0]);
-    // Our stdout is the perf.data stream: the command writes to stderr instead, as in perf.
-    if (to_stdout() && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-      _exit(127);
-    char c;
-    // Wait until the events are open: exec then enables them (enable_on_exec).
-    if (read(go[0], &c, 1) != 1)
-      _exit(127);
-    std::vector<char*> args;
-    for (const std::string& a : opt_.command)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    int e = errno;
-    ssize_t w = write(err[1], &e, sizeof(e));
-    (void)w;
-    _exit(127);
-  }
-  close(go[0]);
-  close(err[1]);
-  go_fd_ = go[1];
-  err_fd_ = err[0];
-  child_ = pid;
-  return 0;
 }
 
 int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
@@ -345,7 +269,7 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
   if (!opt_.all_cpus)
     a.inherit = 1;
-  if (child_ > 0) {
+  if (workload_) {
     a.disabled = 1;
     a.enable_on_exec = 1;
   }
@@ -502,10 +426,10 @@ Status Recorder::SynthesizeKernel() {
   m.start = text;
   m.len = etext - text;
   m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
-  m.filename = "[kernel.kallsyms]_text";
+  m.filename = kKernelMmapName;
   auto id = KernelBuildId();
   if (id.ok() && *id) {
-    Remember("[kernel.kallsyms]", **id, true);
+    Remember(kKernelDsoName, **id, true);
     if (!fallback_) {
       m.has_build_id = true;
       m.build_id = **id;
@@ -517,29 +441,20 @@ Status Recorder::SynthesizeKernel() {
 
 Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) {
-    std::string proc = "/proc/" + std::to_string(pid);
-    auto maps = ReadProcMaps(pid);
-    if (!maps.ok())
+    auto snap = SnapshotProcess(pid);
+    if (!snap.ok())
       continue;  // exited, or a kernel thread we cannot read
-    std::vector<pid_t> tids = ListDir(proc + "/task");
-    if (tids.empty())
-      tids.push_back(pid);
-    for (pid_t tid : tids) {
-      std::string comm = ReadLine(proc + "/task/" + std::to_string(tid) + "/comm");
-      if (comm.empty())
-        continue;
+    for (const ProcessSnapshot::Thread& t : snap->threads) {
       CommRecord c;
       c.pid = pid;
-      c.tid = tid;
-      c.comm = comm;
-      c.sample_id = SynthId(pid, tid);
+      c.tid = t.tid;
+      c.comm = t.comm;
+      c.sample_id = SynthId(pid, t.tid);
       Status s = writer_->WriteRecord(BuildComm(c, &attr_));
       if (!s.ok())
         return s;
     }
-    for (const ProcMapping& pm : *maps) {
-      if (!(pm.prot & PROT_EXEC))
-        continue;
+    for (const ProcMapping& pm : snap->exec_maps) {
       Mmap2Record m;
       m.pid = pid;
       m.tid = pid;
@@ -680,25 +595,23 @@ int Recorder::Run() {
   if (opt_.all_cpus) {
     targets.push_back(-1);
   } else if (opt_.pid > 0) {
-    targets = ListDir("/proc/" + std::to_string(opt_.pid) + "/task");
+    targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
     if (targets.empty()) {
       PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
       return kExitFailure;
     }
     synth.push_back(opt_.pid);
   } else {
-    if (StartChild() < 0)
+    auto w = Workload::Start(opt_.command, to_stdout());
+    if (!w.ok()) {
+      PrintError("record", w.error());
       return kExitFailure;
-    targets.push_back(child_);
+    }
+    workload_ = std::move(*w);
+    targets.push_back(workload_->pid());
   }
 
-  auto kill_child = [&]() {
-    if (child_ > 0) {
-      kill(child_, SIGKILL);
-      waitpid(child_, nullptr, 0);
-      child_ = -1;
-    }
-  };
+  auto kill_child = [&]() { workload_.reset(); };
   int rc = OpenEvents(targets);
   if (rc != kExitOk) {
     kill_child();
@@ -717,7 +630,7 @@ int Recorder::Run() {
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
   if (opt_.all_cpus)
-    synth = ListDir("/proc");
+    synth = ListPids("/proc");
   Status s = SynthesizeKernel();
   if (s.ok())
     s = Synthesize(synth);
@@ -731,18 +644,10 @@ int Recorder::Run() {
 
   int child_status = 0;
   bool child_done = false;
-  if (child_ > 0) {
-    char go = 1;
-    if (write(go_fd_, &go, 1) != 1) {
-      PrintError("record", Error::Sys("start command", errno, "failed"));
-      kill_child();
-      return kExitFailure;
-    }
-    int e = 0;
-    if (read(err_fd_, &e, sizeof(e)) == sizeof(e)) {
-      PrintError("record", Error::Sys(opt_.command[0], e, "cannot run"));
-      waitpid(child_, nullptr, 0);
-      child_ = -1;
+  if (workload_) {
+    s = workload_->Go();
+    if (!s.ok()) {
+      PrintError("record", s.error());
       return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
     }
   }
@@ -779,11 +684,8 @@ int Recorder::Run() {
     }
     if (stopping)
       break;
-    if (child_ > 0 && !child_done) {
-      pid_t r = waitpid(child_, &child_status, WNOHANG);
-      if (r == child_)
-        child_done = true;
-    }
+    if (workload_ && !child_done)
+      child_done = workload_->Exited(&child_status);
     if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
       stopping = true;
     if (child_done || g_stop)
@@ -808,8 +710,8 @@ int Recorder::Run() {
   f.cmdline = cmdline;
   f.build_ids = table_;
   Status fin = writer_->Finish(f);
-  if (child_ > 0 && !child_done) {
-    child_status = TerminateChild(child_, kTermTimeoutMs);
+  if (workload_ && !child_done) {
+    child_status = workload_->Terminate(kTermTimeoutMs);
     child_done = true;
   }
   if (!s.ok() || !fin.ok()) {
@@ -886,8 +788,7 @@ int pbid_cmd_record(int argc, char** argv) {
       }
       case 'm':
         if (!ParseUnsigned(optarg, 1, kMaxPages, &v) || (v & (v - 1)) != 0) {
-          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) +
-                                          ", a power of two");
+          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) + ", a power of two");
         }
         o.pages = v;
         break;

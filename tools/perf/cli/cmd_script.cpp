@@ -239,7 +239,9 @@ int pbid_cmd_script(int argc, char** argv) {
     }
     current_time = id.time;
   };
-  auto on_record = [&](const RecordView& r, const EventAttr* attr) {
+  auto on_record = [&](const RecordContext& ctx) {
+    const RecordView& r = ctx.record;
+    const EventAttr* attr = &ctx.attr;
     if (no_mmap || r.header.type == PERF_RECORD_SAMPLE)
       return;
     if (r.header.type != PERF_RECORD_MMAP && r.header.type != PERF_RECORD_MMAP2 &&
@@ -254,16 +256,10 @@ int pbid_cmd_script(int argc, char** argv) {
     auto sid = ParseSampleId(r, attr);
     SampleId id = sid.ok() ? *sid : SampleId();
     std::string extra;
-    if (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP) {
-      // The session drops empty or wrapping mappings, so the list may be empty or its last
-      // entry may belong to an earlier record.
-      const std::vector<Mapping>& maps = session.mappings();
-      const Mapping* m = maps.empty() ? nullptr : &maps.back();
-      if (m && m->record_offset == r.offset && m->build_id &&
-          m->source != BuildIdSource::kKernelRecord) {
-        extra = " <" + m->build_id->ToHex() + " " + BuildIdSourceName(m->source) + ">";
-      }
-    }
+    // The session drops empty or wrapping mappings: those added nothing.
+    const Mapping* m = ctx.added;
+    if (m && m->build_id && m->source != BuildIdSource::kKernelRecord)
+      extra = " <" + m->build_id->ToHex() + " " + BuildIdSourceName(m->source) + ">";
     printf("%16s %6u %s: %s%s\n", session.CommOf(static_cast<int32_t>(id.pid)).c_str(), id.tid,
            FormatTime(id.time).c_str(), d->c_str(), extra.c_str());
   };

@@ -32,9 +32,7 @@ const char kHelp[] =
     "    maps           list every mapping with its build id and the id's source\n"
     "    script         print the records, like perf script --show-mmap-events\n"
     "    dump           print every record with its offset and raw bytes, like perf report -D\n"
-#ifdef PBID_HAVE_REPORT
     "    report         symbolize samples by build id; table, coverage, pprof\n"
-#endif
     "\n"
     "    Run 'perf-buildid <command> --help' for the options of a command.\n"
     "\n"
@@ -55,10 +53,7 @@ struct Command {
 const Command kCommands[] = {
     {"record", pbid_cmd_record}, {"buildid-list", pbid_cmd_buildid_list},
     {"maps", pbid_cmd_maps},     {"script", pbid_cmd_script},
-    {"dump", pbid_cmd_dump},
-#ifdef PBID_HAVE_REPORT
-    {"report", pbid_cmd_report},
-#endif
+    {"dump", pbid_cmd_dump},     {"report", pbid_cmd_report},
 };
 
 int Dispatch(int argc, char** argv) {

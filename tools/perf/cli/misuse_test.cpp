@@ -43,7 +43,7 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
   m.filename = fifo;
   std::string path = WriteData(
       "fifo.data", a,
-      {BuildMmap2(m, PERF_RECORD_MISC_USER, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
+      {*BuildMmap2(m, PERF_RECORD_MISC_USER, &a), *BuildSample(Sample(0x400100, 10, 1), {}, a)});
   ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path, "", 20);
   // Given as the input itself, a FIFO is refused at once too.
   ToolRun in = RunTool("maps -i " + fifo, "", 20);
@@ -125,9 +125,10 @@ TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
 // written.
 TEST(MisuseTest, WriteErrorOnStdoutFails) {
   EventAttr a = Attr({1});
-  std::string path = WriteData("full.data", a,
-                               {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
-                                BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  std::string path =
+      WriteData("full.data", a,
+                {*BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+                 *BuildSample(Sample(0x400100, 10, 1), {}, a)});
   for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {
     ToolRun r = RunTool(std::string(cmd) + " -i " + path, " >/dev/full");
     EXPECT_EQ(1, r.status) << cmd << ": " << r.output;
@@ -169,9 +170,9 @@ TEST(MisuseTest, RecordsOfNoKnownEventFail) {
   EventAttr a = Attr({1}), b = Attr({2});
   std::string path = WriteEvents(
       "unknown-id.data", {a, b},
-      {BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
-       BuildSample(Sample(0x400100, 10, 1), {}, a), BuildSample(Sample(0x400100, 10, 7), {}, a),
-       BuildSample(Sample(0x400100, 10, 7), {}, a)});
+      {*BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+       *BuildSample(Sample(0x400100, 10, 1), {}, a), *BuildSample(Sample(0x400100, 10, 7), {}, a),
+       *BuildSample(Sample(0x400100, 10, 7), {}, a)});
   for (const char* cmd : {"maps", "script", "buildid-list -H", "report --no-debuginfod"}) {
     ToolRun r = RunTool(std::string(cmd) + " -i " + path);
     EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
@@ -188,7 +189,7 @@ TEST(MisuseTest, RecordsOfNoKnownEventFail) {
 TEST(MisuseTest, FilesPerfRefusesAreRejected) {
   EventAttr a = Attr({1}), b = Attr({2});
   b.attr.sample_id_all = 0;
-  std::vector<RecordBytes> recs = {BuildSample(Sample(0x400100, 10, 1), {}, a)};
+  std::vector<RecordBytes> recs = {*BuildSample(Sample(0x400100, 10, 1), {}, a)};
   std::string mismatch = WriteEvents("id-all.data", {a, b}, recs);
   std::string at_zero = WriteData("data-at-zero.data", a, recs);
   PatchU64(at_zero, 40, 0);  // header.data.offset
@@ -216,7 +217,7 @@ TEST(MisuseTest, DumpPrintsNoTimeForUserRecords) {
   std::string name = "/" + std::string(126, 'a');
   std::string path = WriteData(
       "user-records.data", a,
-      {BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, *BuildId::FromHex(kBuildIdHex), name),
+      {*BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, *BuildId::FromHex(kBuildIdHex), name),
        BuildEmptyRecord(kRecordFinishedRound)});
   ToolRun r = RunTool("dump --no-hex -i " + path);
   unlink(path.c_str());
@@ -243,7 +244,7 @@ TEST(MisuseTest, ReportLostSamplesExcludeLostEvents) {
   l.lost = 1455;
   l.sample_id.id = 1;
   std::string path =
-      WriteData("lost.data", a, {BuildLost(l, &a), BuildSample(Sample(0x400100, 10, 1), {}, a)});
+      WriteData("lost.data", a, {BuildLost(l, &a), *BuildSample(Sample(0x400100, 10, 1), {}, a)});
   ToolRun r = RunTool("report --no-debuginfod --debug-root '' -i " + path);
   unlink(path.c_str());
   ASSERT_EQ(0, r.status) << r.output;

@@ -96,12 +96,12 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
       for (uint64_t i = 0; i < n; i++) {
         Mmap2Record m = Map(static_cast<uint32_t>(-1), kKernelBase + 0x10000 * (i + 1), 0x1000,
                             "/lib/modules/m" + std::to_string(i) + ".ko", 1, 1 + i);
-        if (!emit(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &a)))
+        if (!emit(*BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &a)))
           return false;
       }
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_KERNEL, kKernelBase + i, 0, 1, n + 1 + i), {},
-                              a)))
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_KERNEL, kKernelBase + i, 0, 1, n + 1 + i),
+                               {}, a)))
           return false;
       }
       return true;
@@ -113,8 +113,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
       attrs.push_back(MakeAttr(i + 1, 1));
     return Write(out, attrs, [&](const Emit& emit) {
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400000 + i, 10, i + 1, i + 1), {},
-                              attrs[i])))
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400000 + i, 10, i + 1, i + 1), {},
+                               attrs[i])))
           return false;
       }
       return true;
@@ -123,8 +123,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
   if (kind == "fork") {
     return Write(out, {a}, [&](const Emit& emit) {
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildMmap2(Map(10, 0x400000 + 0x2000 * i, 0x1000, "/lib/x.so", 1, 1 + i),
-                             PERF_RECORD_MISC_USER, &a)))
+        if (!emit(*BuildMmap2(Map(10, 0x400000 + 0x2000 * i, 0x1000, "/lib/x.so", 1, 1 + i),
+                              PERF_RECORD_MISC_USER, &a)))
           return false;
       }
       for (uint64_t i = 0; i < n; i++) {
@@ -145,10 +145,10 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
     EventAttr b = MakeAttr(2, 1);
     return Write(out, {a, b}, [&](const Emit& emit) {
       if (!emit(
-              BuildMmap2(Map(10, 0x400000, 0x1000, "/lib/x.so", 1, 1), PERF_RECORD_MISC_USER, &a)))
+              *BuildMmap2(Map(10, 0x400000, 0x1000, "/lib/x.so", 1, 1), PERF_RECORD_MISC_USER, &a)))
         return false;
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 7, 2 + i), {}, a)))
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 7, 2 + i), {}, a)))
           return false;
       }
       return true;
@@ -161,7 +161,7 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
       l.lost = n;
       l.sample_id.id = 1;
       return emit(BuildLost(l, &a)) &&
-             emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2), {}, a));
+             emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2), {}, a));
     });
   }
   if (kind == "user-records") {
@@ -171,10 +171,10 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
         std::string path = "/lib/u" + std::to_string(i) + "-" + std::string(116, 'a') + ".so";
         Mmap2Record m = Map(10, 0x400000 + 0x2000 * i, 0x1000, path, 1, 1 + i);
         m.has_build_id = false;
-        if (!emit(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)) ||
-            !emit(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER,
-                                     *BuildId::FromHex("2222222222222222222222222222222222222222"),
-                                     path)) ||
+        if (!emit(*BuildMmap2(m, PERF_RECORD_MISC_USER, &a)) ||
+            !emit(*BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER,
+                                      *BuildId::FromHex("2222222222222222222222222222222222222222"),
+                                      path)) ||
             !emit(BuildEmptyRecord(kRecordFinishedRound)))
           return false;
       }
@@ -185,10 +185,10 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
     const char* path = getenv("PBID_CRAFT_PATH");
     std::string p = path ? path : "/tmp/pbid.fifo";
     return Write(out, {a}, [&](const Emit& emit) {
-      if (!emit(BuildMmap2(Map(10, 0x400000, 0x1000, p, 1, 1), PERF_RECORD_MISC_USER, &a)))
+      if (!emit(*BuildMmap2(Map(10, 0x400000, 0x1000, p, 1, 1), PERF_RECORD_MISC_USER, &a)))
         return false;
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2 + i), {}, a)))
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2 + i), {}, a)))
           return false;
       }
       return true;
@@ -197,7 +197,7 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
   auto small = [&](const std::vector<EventAttr>& attrs) {
     return Write(out, attrs, [&](const Emit& emit) {
       for (uint64_t i = 0; i < n; i++) {
-        if (!emit(BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 1 + i), {}, a)))
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 1 + i), {}, a)))
           return false;
       }
       return true;

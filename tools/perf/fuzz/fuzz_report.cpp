@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pbid::ReportOptions opts;
   opts.symbolizer.use_debuginfod = false;
   opts.symbolizer.build_id_root = "";
-  opts.sort_keys = {"comm", "pid", "dso", "sym"};
+  opts.sort_keys = {pbid::SortKey::kComm, pbid::SortKey::kPid, pbid::SortKey::kDso,
+                    pbid::SortKey::kSym};
   opts.kallsyms_path = Kallsyms();
   auto report = pbid::Report::Build(**r, opts);
   if (!report.ok()) {

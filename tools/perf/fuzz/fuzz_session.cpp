@@ -19,7 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           hits += session.dsos()[s.mapping->dso].samples;
         (void)session.CommOf(static_cast<int32_t>(s.sample.sample_id.pid));
       },
-      [&](const pbid::RecordView& rec, const pbid::EventAttr*) { hits += rec.header.size; });
+      [&](const pbid::RecordContext& c) {
+        hits += c.record.header.size + c.attr_index;
+        if (c.added)
+          (void)session.Find(c.added->pid, c.added->start, c.added->kernel);
+      });
   if (!st.ok())
     (void)st.error().ToString();
   for (const pbid::Mapping& m : session.mappings()) {

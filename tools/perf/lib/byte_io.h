@@ -119,6 +119,33 @@ class ByteReader {
   uint64_t base_;
 };
 
+// Reads fields one after another, as ByteWriter appends them, so that a record's decoder reads
+// like its builder. Unchecked: the caller has checked the record's size against its layout.
+class ByteCursor {
+ public:
+  ByteCursor(const ByteReader& br, size_t off) : br_(br), off_(off) {}
+
+  uint8_t U8() { return br_.data()[off_++]; }
+  uint32_t U32() { return Take(br_.U32At(off_), 4); }
+  uint64_t U64() { return Take(br_.U64At(off_), 8); }
+  void Skip(size_t n) { off_ += n; }
+  // The NUL-terminated string from here up to end (checked: it may lack its NUL).
+  Result<std::string_view> CString(size_t end, const char* field) const {
+    return br_.CString(off_, end - off_, field);
+  }
+  size_t offset() const { return off_; }
+
+ private:
+  template <typename T>
+  T Take(T v, size_t n) {
+    off_ += n;
+    return v;
+  }
+
+  ByteReader br_;
+  size_t off_;
+};
+
 // Appends fields in the target byte order.
 class ByteWriter {
  public:

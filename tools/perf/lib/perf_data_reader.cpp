@@ -10,32 +10,19 @@
 #include "byte_io.h"
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
+#include "perf_data_format.h"
 
 namespace pbid {
 
 using internal::ByteReader;
+using internal::kFileHeaderSize;
+using internal::kMagic;
+using internal::kMagicV1;
+using internal::kPipeHeaderSize;
 
 namespace {
 
-constexpr uint64_t kMagic = 0x32454c4946524550ULL;    // "PERFILE2"
-constexpr uint64_t kMagicV1 = 0x454c494652455050ULL;  // "PERFFILE" (perf < 2.6.38)
-constexpr uint64_t kFileHeaderSize = 104;
-constexpr uint64_t kPipeHeaderSize = 16;
 constexpr uint64_t kMaxAttrs = 1 << 16;
-
-const char* FeatureName(int bit) {
-  static const char* const kNames[] = {
-      "RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME",  "OSRELEASE", "VERSION",   "ARCH",
-      "NRCPUS",   "CPUDESC",      "CPUID",    "TOTAL_MEM", "CMDLINE",   "EVENT_DESC"};
-  if (bit >= 0 && bit < static_cast<int>(sizeof(kNames) / sizeof(kNames[0])))
-    return kNames[bit];
-  return nullptr;
-}
-
-std::string FeatField(int bit, const char* what) {
-  const char* n = FeatureName(bit);
-  return std::string("feature[") + (n ? n : std::to_string(bit)) + "]" + what;
-}
 
 bool InFile(uint64_t off, uint64_t len, uint64_t file_size) {
   return off <= file_size && len <= file_size - off;
@@ -47,22 +34,6 @@ Error OutsideFile(const std::string& field, uint64_t field_off, uint64_t off, ui
                "section [" + std::to_string(off) + ", +" + std::to_string(len) +
                    ") lies outside the file (" + std::to_string(file_size) + " bytes)");
 }
-
-// The perf string encoding: u32 length (including padding), then the NUL-terminated string.
-Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::string& field) {
-  auto len = br.U32(*off, (field + ".len").c_str());
-  if (!len.ok())
-    return len.error();
-  auto s = br.CString(*off + 4, *len, field.c_str());
-  if (!s.ok())
-    return s.error();
-  *off += 4 + *len;
-  return std::string(*s);
-}
-
-constexpr uint32_t kRecordAuxtrace = 71;
-constexpr uint32_t kRecordCompressed = 81;
-constexpr uint32_t kRecordCompressed2 = 83;
 
 // Bytes that follow a record beyond header.size: the AUX area data of PERF_RECORD_AUXTRACE
 // (u64 size at +8) and the tracing data of a pipe-mode PERF_RECORD_HEADER_TRACING_DATA (u32
@@ -119,8 +90,7 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<ui
   return r;
 }
 
-Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
-                                                                   const std::string& name,
+Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd, const std::string& name,
                                                                    uint64_t max_bytes) {
   // Checked as it arrives: the magic and header size once 16 bytes are in, then (pipe mode)
   // each record header, so that garbage fails at once instead of after reading it all.
@@ -146,9 +116,9 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd,
       if (!s.ok())
         return s.error();
       ByteReader br(bytes.data(), bytes.size(), swap);
-      uint64_t hsize = br.U64At(8);
+      uint64_t hsize = br.U64At(internal::kHeaderSizeOff);
       if (hsize != kPipeHeaderSize && hsize != kFileHeaderSize) {
-        return Error("header.size", 8,
+        return Error("header.size", internal::kHeaderSizeOff,
                      "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
       }
       pipe = hsize == kPipeHeaderSize;
@@ -191,7 +161,9 @@ Status PerfDataReader::CheckMagic(const uint8_t* p, bool* swap) {
   } else if (magic == internal::Swap64(kMagic)) {
     *swap = true;
   } else if (magic == kMagicV1 || magic == internal::Swap64(kMagicV1)) {
-    return Error("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
+    Error e("header.magic", 0, "perf.data version 1 (PERFFILE) is not supported");
+    e.kind = ErrorKind::kUnsupported;
+    return e;
   } else {
     return Error("header.magic", 0, "not a perf.data file (no PERFILE2 magic)");
   }
@@ -207,7 +179,7 @@ Status PerfDataReader::Validate() {
   if (!magic.ok())
     return magic;
   ByteReader br(base_, size_, swap_);
-  uint64_t hsize = br.U64At(8);
+  uint64_t hsize = br.U64At(internal::kHeaderSizeOff);
   if (hsize == kPipeHeaderSize) {
     pipe_ = true;
     Status s = ParsePipeStream();
@@ -216,7 +188,7 @@ Status PerfDataReader::Validate() {
     return s;
   }
   if (hsize != kFileHeaderSize) {
-    return Error("header.size", 8,
+    return Error("header.size", internal::kHeaderSizeOff,
                  "header size " + std::to_string(hsize) + ", expected 104 (file) or 16 (pipe)");
   }
   Status s = ParseFileHeader();
@@ -244,43 +216,44 @@ Status PerfDataReader::ParseFileHeader() {
   ByteReader br(base_, size_, swap_);
   if (!br.Has(0, kFileHeaderSize))
     return br.OutOfBounds(0, kFileHeaderSize, "header");
-  uint64_t attr_size = br.U64At(16);
-  uint64_t attrs_off = br.U64At(24), attrs_size = br.U64At(32);
-  data_off_ = br.U64At(40);
-  data_size_ = br.U64At(48);
+  uint64_t attr_size = br.U64At(internal::kAttrSizeOff);
+  uint64_t attrs_off = br.U64At(internal::kAttrsOff);
+  uint64_t attrs_size = br.U64At(internal::kAttrsSizeOff);
+  data_off_ = br.U64At(internal::kDataOff);
+  data_size_ = br.U64At(internal::kDataSizeOff);
   for (int i = 0; i < kFeatBits; i++) {
-    uint64_t word = br.U64At(72 + 8 * (i / 64));
+    uint64_t word = br.U64At(internal::kFeaturesOff + 8 * (i / 64));
     feat_bits_[i] = (word >> (i % 64)) & 1;
   }
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
-    return Error("header.attr_size", 16,
+    return Error("header.attr_size", internal::kAttrSizeOff,
                  "attr entry size " + std::to_string(attr_size) + " outside " +
                      std::to_string(PERF_ATTR_SIZE_VER0 + 16) + "..4096");
   }
   if (!InFile(attrs_off, attrs_size, size_)) {
-    return OutsideFile("header.attrs", 24, attrs_off, attrs_size, size_);
+    return OutsideFile("header.attrs", internal::kAttrsOff, attrs_off, attrs_size, size_);
   }
   if (attrs_size % attr_size != 0 || attrs_size / attr_size > kMaxAttrs) {
-    return Error("header.attrs.size", 32,
+    return Error("header.attrs.size", internal::kAttrsSizeOff,
                  std::to_string(attrs_size) + " is not a count of " + std::to_string(attr_size) +
                      "-byte attr entries");
   }
   if (!InFile(data_off_, data_size_, size_)) {
-    return OutsideFile("header.data", 40, data_off_, data_size_, size_);
+    return OutsideFile("header.data", internal::kDataOff, data_off_, data_size_, size_);
   }
   if (data_size_ == 0) {
     // What a recorder killed before its first checkpoint leaves; perf asks the same.
-    return Error("header.data.size", 48,
+    return Error("header.data.size", internal::kDataSizeOff,
                  "data size is 0: was the recording terminated properly?");
   }
   if (data_off_ < kFileHeaderSize) {
-    return Error("header.data.offset", 40,
+    return Error("header.data.offset", internal::kDataOff,
                  "data section at " + std::to_string(data_off_) + " overlaps the file header (" +
                      std::to_string(kFileHeaderSize) + " bytes)");
   }
   uint64_t n = attrs_size / attr_size;
   if (n == 0)
-    return Error("header.attrs.size", 32, "file has no events");
+    return Error("header.attrs.size", internal::kAttrsSizeOff, "file has no events");
   uint64_t attr_bytes = attr_size - 16;
   // Each ids section fits in the file on its own, but attrs may all name the same bytes; bound
   // the sum so a small crafted file cannot make us copy its size times the attr count.
@@ -337,7 +310,9 @@ Status PerfDataReader::WalkRecords() {
     }
     ByteReader rb(base_ + off, h->size, swap_, off);
     if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
-      return Error("data.compressed", off, "compressed records (perf record -z) are not supported");
+      Error e("data.compressed", off, "compressed records (perf record -z) are not supported");
+      e.kind = ErrorKind::kUnsupported;
+      return e;
     }
     uint64_t payload = 0;
     if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {
@@ -387,7 +362,7 @@ Status PerfDataReader::WalkRecords() {
         features_.build_ids->push_back(
             BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask), b->build_id,
                          std::string(b->filename)});
-      } else if (h->type == 80 /* PERF_RECORD_HEADER_FEATURE */ && h->size >= 16) {
+      } else if (h->type == kRecordHeaderFeature && h->size >= 16) {
         uint64_t bit = rb.U64At(8);
         if (bit < kFeatBits) {
           feat_bits_[bit] = true;
@@ -421,8 +396,9 @@ Status PerfDataReader::ParseFeatures(uint64_t feat_off) {
     n += feat_bits_[i];
   if (n == 0)
     return Ok();
-  if (!InFile(feat_off, static_cast<uint64_t>(n) * 16, size_)) {
-    return OutsideFile("features.table", feat_off, feat_off, n * 16, size_);
+  uint64_t table_size = static_cast<uint64_t>(n) * internal::kFeatureEntrySize;
+  if (!InFile(feat_off, table_size, size_)) {
+    return OutsideFile("features.table", feat_off, feat_off, table_size, size_);
   }
   ByteReader br(base_, size_, swap_);
   uint64_t entry = feat_off;
@@ -431,137 +407,22 @@ Status PerfDataReader::ParseFeatures(uint64_t feat_off) {
       continue;
     uint64_t off = br.U64At(entry), size = br.U64At(entry + 8);
     if (!InFile(off, size, size_)) {
-      return OutsideFile(FeatField(bit, ".offset"), entry, off, size, size_);
+      return OutsideFile(internal::FeatureField(bit, ".offset"), entry, off, size, size_);
     }
     feat_sections_[bit] = {off, size};
     Status s = ParseFeature(bit, off, size);
     if (!s.ok())
       return s;
-    entry += 16;
+    entry += internal::kFeatureEntrySize;
   }
   return Ok();
 }
 
 Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
-  ByteReader br(base_ + off, size, swap_, off);
-  size_t pos = 0;
-  auto str = [&](std::optional<std::string>* dst) -> Status {
-    auto s = ReadString(br, &pos, FeatField(bit, ""));
-    if (!s.ok())
-      return s.error();
-    *dst = *s;
-    return Ok();
-  };
-  switch (bit) {
-    case kFeatHostname: return str(&features_.hostname);
-    case kFeatOsrelease: return str(&features_.osrelease);
-    case kFeatVersion: return str(&features_.version);
-    case kFeatArch: return str(&features_.arch);
-    case kFeatCpudesc: return str(&features_.cpudesc);
-    case kFeatNrcpus: {
-      auto a = br.U32(0, "feature[NRCPUS].nr_cpus_avail");
-      if (!a.ok())
-        return a.error();
-      auto o = br.U32(4, "feature[NRCPUS].nr_cpus_online");
-      if (!o.ok())
-        return o.error();
-      features_.nr_cpus_avail = *a;
-      features_.nr_cpus_online = *o;
-      return Ok();
-    }
-    case kFeatCmdline: {
-      auto nr = br.U32(0, "feature[CMDLINE].nr");
-      if (!nr.ok())
-        return nr.error();
-      if (*nr > size / 4)
-        return Error("feature[CMDLINE].nr", off, "count exceeds the section");
-      pos = 4;
-      std::vector<std::string> args;
-      for (uint32_t i = 0; i < *nr; i++) {
-        auto s = ReadString(br, &pos, "feature[CMDLINE].arg[" + std::to_string(i) + "]");
-        if (!s.ok())
-          return s.error();
-        args.push_back(*s);
-      }
-      features_.cmdline = std::move(args);
-      return Ok();
-    }
-    case kFeatBuildId: {
-      std::vector<BuildIdEntry> entries;
-      while (pos < size) {
-        auto h = ParseRecordHeader(base_ + off + pos, size - pos, swap_, off + pos);
-        if (!h.ok()) {
-          Error e = h.error();
-          e.field = "feature[BUILD_ID]." + e.field;
-          return e;
-        }
-        RecordView rv{*h, base_ + off + pos, off + pos, swap_};
-        auto b = ParseHeaderBuildId(rv);
-        if (!b.ok()) {
-          Error e = b.error();
-          e.field = "feature[BUILD_ID]." + e.field;
-          return e;
-        }
-        entries.push_back(BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask),
-                                       b->build_id, std::string(b->filename)});
-        pos += h->size;
-      }
-      features_.build_ids = std::move(entries);
-      return Ok();
-    }
-    case kFeatEventDesc: {
-      auto nre = br.U32(0, "feature[EVENT_DESC].nr");
-      auto sz = br.U32(4, "feature[EVENT_DESC].attr_size");
-      if (!nre.ok())
-        return nre.error();
-      if (!sz.ok())
-        return sz.error();
-      if (*sz < PERF_ATTR_SIZE_VER0 || *nre > size / *sz) {
-        return Error("feature[EVENT_DESC].attr_size", off + 4, "inconsistent with the section");
-      }
-      pos = 8;
-      // Attrs by their first id, built once: matching each description against every attr
-      // would be quadratic in the number of events.
-      std::unordered_multimap<uint64_t, size_t> by_first_id;
-      for (size_t a = 0; a < attrs_.size(); a++) {
-        if (!attrs_[a].ids.empty())
-          by_first_id.emplace(attrs_[a].ids[0], a);
-      }
-      auto name_attr = [&](size_t a, const std::string& name) {
-        if (attrs_[a].name.empty())
-          attrs_[a].name = name;
-      };
-      for (uint32_t i = 0; i < *nre; i++) {
-        std::string field = "feature[EVENT_DESC].event[" + std::to_string(i) + "]";
-        if (!br.Has(pos, *sz))
-          return br.OutOfBounds(pos, *sz, field.c_str());
-        pos += *sz;
-        auto nri = br.U32(pos, (field + ".nr_ids").c_str());
-        if (!nri.ok())
-          return nri.error();
-        pos += 4;
-        auto name = ReadString(br, &pos, field + ".name");
-        if (!name.ok())
-          return name.error();
-        if (!br.Has(pos, static_cast<uint64_t>(*nri) * 8)) {
-          return br.OutOfBounds(pos, static_cast<uint64_t>(*nri) * 8, (field + ".ids").c_str());
-        }
-        uint64_t first_id = *nri ? br.U64At(pos) : 0;
-        pos += static_cast<uint64_t>(*nri) * 8;
-        // Names belong to the attr with the same ids, or the same index when ids are absent.
-        if (*nri == 0) {
-          if (i < attrs_.size())
-            name_attr(i, *name);
-        } else {
-          auto [lo, hi] = by_first_id.equal_range(first_id);
-          for (auto it = lo; it != hi; ++it)
-            name_attr(it->second, *name);
-        }
-      }
-      return Ok();
-    }
-    default: return Ok();
-  }
+  const internal::FeatureOps* op = internal::FindFeature(bit);
+  if (op == nullptr || op->decode == nullptr)
+    return Ok();  // kept as raw bytes (FeatureBytes)
+  return op->decode(internal::FeatureSection{base_, swap_, off, size}, &features_, &attrs_);
 }
 
 std::pair<const uint8_t*, size_t> PerfDataReader::FeatureBytes(int bit) const {

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -35,14 +37,10 @@ EventAttr Attr(std::vector<uint64_t> ids, bool build_id = true) {
   return a;
 }
 
-std::string TempPath(const char* name) {
-  return std::string(::testing::TempDir()) + "/pbid-" + std::to_string(getpid()) + "-" + name;
-}
+using testing::TempPath;
 
 std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
+  return testing::ReadBytes(path);
 }
 
 const BuildId kLibId = *BuildId::FromHex("1111111111111111111111111111111111111111");
@@ -69,20 +67,20 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   exe.has_build_id = true;
   exe.build_id = kExeId;
   exe.sample_id = sid(10, 0, a.ids[0]);
-  out.push_back(BuildMmap2(exe, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildMmap2(exe, PERF_RECORD_MISC_USER, &a, swap));
   out.push_back(BuildEmptyRecord(kRecordFinishedInit, swap));
   CommRecord c;
   c.pid = c.tid = 10;
   c.comm = "exe";
   c.sample_id = sid(10, 5, a.ids[0]);
-  out.push_back(BuildComm(c, &a, swap));
+  out.push_back(*BuildComm(c, &a, swap));
   Mmap2Record lib = exe;
   lib.start = 0x7f0000000000;
   lib.len = 0x2000;
   lib.filename = "/lib/libx.so";
   lib.build_id = kLibId;
   lib.sample_id = sid(10, 10, a.ids[0]);
-  out.push_back(BuildMmap2(lib, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildMmap2(lib, PERF_RECORD_MISC_USER, &a, swap));
   // Event b has no attr.build_id; the kernel leaked the misc bit onto its record.
   Mmap2Record leak;
   leak.pid = leak.tid = 10;
@@ -92,7 +90,7 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   leak.maj = 8;
   leak.ino = 99;
   leak.sample_id = sid(10, 11, b.ids[0]);
-  RecordBytes lb = BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
+  RecordBytes lb = *BuildMmap2(leak, PERF_RECORD_MISC_USER, &b, swap);
   uint16_t misc = PERF_RECORD_MISC_USER | kMiscMmapBuildId;
   if (swap)
     misc = internal::Swap16(misc);
@@ -103,8 +101,8 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
   fb.start = 0x7f2000000000;
   fb.filename = "/lib/fallback.so";
   fb.sample_id = sid(10, 12, a.ids[0]);
-  out.push_back(BuildMmap2(fb, PERF_RECORD_MISC_USER, &a, swap));
-  out.push_back(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, kLibId, "/lib/fallback.so", swap));
+  out.push_back(*BuildMmap2(fb, PERF_RECORD_MISC_USER, &a, swap));
+  out.push_back(*BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, kLibId, "/lib/fallback.so", swap));
   TaskRecord f;
   f.pid = f.tid = 11;
   f.ppid = f.ptid = 10;
@@ -117,7 +115,7 @@ std::vector<RecordBytes> Records(const EventAttr& a, const EventAttr& b, bool sw
     s.ip = (i % 2 ? 0x7f0000000100 : 0x400100);
     s.period = 1000;
     s.sample_id = sid(i < 4 ? 10 : 11, 20 + i, a.ids[i % 2]);
-    out.push_back(BuildSample(s, {}, a, swap));
+    out.push_back(*BuildSample(s, {}, a, swap));
   }
   LostRecord l;
   l.id = a.ids[0];
@@ -207,6 +205,62 @@ TEST(PerfDataTest, WriteReadRoundTrip) {
   EXPECT_EQ(a, b);  // and the whole file, features included
   unlink(path.c_str());
   unlink(copy.c_str());
+}
+
+// perf assigns the feature table's entries to the header's feature bits in ascending bit
+// order (perf_header__process_sections). Checked on the raw bytes, not with our own reader: a
+// writer that emitted sections in any other order would shift every section after the
+// misplaced one onto the wrong bit, and a reader with the same mistake would not notice.
+TEST(PerfDataTest, FeatureSectionsFollowTheirBitsInTheTable) {
+  std::string path = WriteFile("feature-order.data");
+  std::vector<uint8_t> file = ReadAll(path);
+  unlink(path.c_str());
+  ASSERT_GE(file.size(), 104u);
+  auto u32 = [&](uint64_t off) {
+    uint32_t v = 0;
+    EXPECT_LE(off + 4, file.size());
+    if (off + 4 <= file.size())
+      memcpy(&v, file.data() + off, 4);
+    return v;
+  };
+  auto u64 = [&](uint64_t off) { return u32(off) | uint64_t{u32(off + 4)} << 32; };
+  // A perf string: u32 length including padding, then the NUL-terminated text.
+  auto str = [&](uint64_t off) {
+    uint32_t len = u32(off);
+    EXPECT_LE(off + 4 + len, file.size());
+    return std::string(reinterpret_cast<const char*>(file.data() + off + 4));
+  };
+  uint64_t table = u64(40) + u64(48);  // data offset + data size
+  std::map<int, uint64_t> section;     // bit -> offset of its payload
+  std::map<int, uint64_t> size;
+  for (int bit = 0; bit < 256; bit++) {
+    if (!((u64(72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
+      continue;
+    section[bit] = u64(table);
+    size[bit] = u64(table + 8);
+    table += 16;
+  }
+  ASSERT_EQ((std::vector<int>{kFeatBuildId, kFeatHostname, kFeatOsrelease, kFeatVersion, kFeatArch,
+                              kFeatNrcpus, kFeatCpudesc, kFeatCmdline, kFeatEventDesc}),
+            [&] {
+              std::vector<int> bits;
+              for (auto& [bit, off] : section)
+                bits.push_back(bit);
+              return bits;
+            }());
+  EXPECT_EQ(kRecordHeaderBuildId, u32(section[kFeatBuildId]));  // a HEADER_BUILD_ID record
+  EXPECT_EQ("host", str(section[kFeatHostname]));
+  EXPECT_EQ("5.10.0", str(section[kFeatOsrelease]));
+  EXPECT_EQ("test", str(section[kFeatVersion]));
+  EXPECT_EQ("x86_64", str(section[kFeatArch]));
+  EXPECT_EQ(8u, size[kFeatNrcpus]);
+  EXPECT_EQ(4u, u32(section[kFeatNrcpus]));
+  EXPECT_EQ(2u, u32(section[kFeatNrcpus] + 4));
+  EXPECT_EQ("Test CPU", str(section[kFeatCpudesc]));
+  EXPECT_EQ(4u, u32(section[kFeatCmdline]));
+  EXPECT_EQ("/usr/bin/perf-buildid", str(section[kFeatCmdline] + 4));
+  EXPECT_EQ(2u, u32(section[kFeatEventDesc]));  // nr events
+  EXPECT_EQ(kWrittenAttrSize, u32(section[kFeatEventDesc] + 4));
 }
 
 TEST(PerfDataTest, SessionSourcesAndHits) {
@@ -458,7 +512,7 @@ TEST(PerfDataTest, AuxtracePayloadIsSkipped) {
   aux.U32(0);                                           // cpu
   aux.U32(0);                                           // reserved
   aux.Bytes(payload.data(), payload.size());
-  RecordBytes mmap2 = BuildMmap2(m, PERF_RECORD_MISC_USER, &a);
+  RecordBytes mmap2 = *BuildMmap2(m, PERF_RECORD_MISC_USER, &a);
   ASSERT_TRUE((*w)->WriteRecord(aux.buffer().data(), aux.buffer().size()).ok());
   SampleRecord smp;
   smp.cpumode = PERF_RECORD_MISC_USER;
@@ -559,18 +613,20 @@ TEST(PerfDataTest, OversizedRecordIsRejected) {
   s.cpumode = PERF_RECORD_MISC_USER;
   s.sample_id.id = 1;
   std::vector<uint64_t> fits(8000, 0x400100), too_deep(9000, 0x400100);
-  RecordBytes ok = BuildSample(s, fits, a);
+  RecordBytes ok = *BuildSample(s, fits, a);
   EXPECT_GT(ok.size(), 64000u);
   EXPECT_LE(ok.size(), kMaxRecordSize);
-  RecordBytes big = BuildSample(s, too_deep, a);
-  EXPECT_TRUE(big.empty()) << "a " << big.size() << "-byte record was built";
+  auto big = BuildSample(s, too_deep, a);
+  ASSERT_FALSE(big.ok()) << "a " << big->size() << "-byte record was built";
+  EXPECT_EQ("sample.callchain", big.error().field);
+  EXPECT_EQ(ErrorKind::kInvalidArgument, big.error().kind);
   std::string path = TempPath("oversized.data");
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
   EXPECT_TRUE((*w)->WriteRecord(ok).ok());
-  Status st = (*w)->WriteRecord(big);
+  Status st = (*w)->WriteRecord(big);  // the builder's error, not an empty record
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ("record.size", st.error().field);
+  EXPECT_EQ("sample.callchain", st.error().field);
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   auto r = PerfDataReader::Open(path);
   unlink(path.c_str());

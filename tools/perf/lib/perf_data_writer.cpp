@@ -10,32 +10,25 @@
 #include "byte_io.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
+#include "perf_data_format.h"
 
 namespace pbid {
 
 using internal::ByteWriter;
+using internal::kAttrEntrySize;
+using internal::kFileHeaderSize;
+using internal::kMagic;
+using internal::kPipeHeaderSize;
 
 namespace {
 
-constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2"
-constexpr uint64_t kHeaderSize = 104;
-constexpr uint64_t kAttrEntrySize = kWrittenAttrSize + 16;  // attr + perf_file_section ids
-constexpr size_t kNameAlign = 64;                           // NAME_ALIGN in perf's header.c
 constexpr size_t kBufSize = 1 << 16;
-constexpr uint64_t kPipeHeaderSize = 16;
-constexpr uint32_t kRecordHeaderFeature = 80;  // PERF_RECORD_HEADER_FEATURE
-
-void String(ByteWriter& w, const std::string& s) {
-  size_t len = (s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign;
-  w.U32(static_cast<uint32_t>(len));
-  w.PaddedString(s, kNameAlign);
-}
 
 ByteWriter Header(uint64_t attrs_off, uint64_t attrs_size, uint64_t data_off, uint64_t data_size,
                   const uint64_t feat[4]) {
   ByteWriter w;
   w.U64(kMagic);
-  w.U64(kHeaderSize);
+  w.U64(kFileHeaderSize);
   w.U64(kAttrEntrySize);
   w.U64(attrs_off);
   w.U64(attrs_size);
@@ -45,6 +38,7 @@ ByteWriter Header(uint64_t attrs_off, uint64_t attrs_size, uint64_t data_off, ui
   w.U64(0);
   for (int i = 0; i < 4; i++)
     w.U64(feat[i]);
+  static_assert(internal::kFeaturesOff + 4 * 8 == kFileHeaderSize, "the bits end the header");
   return w;
 }
 
@@ -67,7 +61,7 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
 
   // Layout: header, id arrays, attr table, data. Everything before the data is final now.
   ByteWriter pre;
-  uint64_t off = kHeaderSize;
+  uint64_t off = kFileHeaderSize;
   std::vector<uint64_t> id_offs;
   for (const EventAttr& a : w->attrs_) {
     id_offs.push_back(off + pre.size());
@@ -88,7 +82,7 @@ Result<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string
       Header(w->attrs_off_, w->attrs_.size() * kAttrEntrySize, w->data_off_, 0, nofeat);
   Status s = w->WriteAt(0, hdr.buffer().data(), hdr.size());
   if (s.ok())
-    s = w->WriteAt(kHeaderSize, pre.buffer().data(), pre.size());
+    s = w->WriteAt(kFileHeaderSize, pre.buffer().data(), pre.size());
   if (!s.ok())
     return s.error();
   if (lseek(w->fd_, w->data_off_, SEEK_SET) < 0)
@@ -214,54 +208,16 @@ Status PerfDataWriter::Finish(const Features& f) {
     return s;
   finished_ = true;
 
-  // Feature payloads in bit order; the section table precedes them.
+  // Feature payloads in the table's order, which is bit order: perf assigns the section
+  // entries to the set bits in ascending order.
   std::vector<std::pair<int, ByteWriter>> feats;
-  auto add_string = [&](int bit, const std::optional<std::string>& v) {
-    if (!v)
-      return;
+  for (const internal::FeatureOps& op : internal::FeatureTable()) {
+    if (!op.encode)
+      continue;
     ByteWriter w;
-    String(w, *v);
-    feats.emplace_back(bit, std::move(w));
-  };
-  if (f.build_ids) {
-    ByteWriter w;
-    for (const BuildIdEntry& e : *f.build_ids) {
-      auto rec = BuildHeaderBuildId(e.pid, e.misc, e.build_id, e.filename);
-      w.Bytes(rec.data(), rec.size());
-    }
-    feats.emplace_back(kFeatBuildId, std::move(w));
-  }
-  add_string(kFeatHostname, f.hostname);
-  add_string(kFeatOsrelease, f.osrelease);
-  add_string(kFeatVersion, f.version);
-  add_string(kFeatArch, f.arch);
-  if (f.nr_cpus_avail && f.nr_cpus_online) {
-    ByteWriter w;
-    w.U32(*f.nr_cpus_avail);
-    w.U32(*f.nr_cpus_online);
-    feats.emplace_back(kFeatNrcpus, std::move(w));
-  }
-  add_string(kFeatCpudesc, f.cpudesc);
-  if (f.cmdline) {
-    ByteWriter w;
-    w.U32(static_cast<uint32_t>(f.cmdline->size()));
-    for (const std::string& a : *f.cmdline)
-      String(w, a);
-    feats.emplace_back(kFeatCmdline, std::move(w));
-  }
-  {
-    ByteWriter w;
-    w.U32(static_cast<uint32_t>(attrs_.size()));
-    w.U32(kWrittenAttrSize);
-    for (const EventAttr& a : attrs_) {
-      auto bytes = EncodeAttr(a.attr, false);
-      w.Bytes(bytes.data(), bytes.size());
-      w.U32(static_cast<uint32_t>(a.ids.size()));
-      String(w, a.name);
-      for (uint64_t id : a.ids)
-        w.U64(id);
-    }
-    feats.emplace_back(kFeatEventDesc, std::move(w));
+    PBID_ASSIGN_OR_RETURN(bool present, op.encode(f, attrs_, w));
+    if (present)
+      feats.emplace_back(op.bit, std::move(w));
   }
 
   if (pipe_) {
@@ -274,9 +230,9 @@ Status PerfDataWriter::Finish(const Features& f) {
         continue;
       }
       w.PadTo(8);
-      uint64_t size = 16 + w.size();
+      uint64_t size = 16 + w.size();  // header, u64 bit, payload
       if (size > kMaxRecordSize) {
-        return Error(path_, "feature " + std::to_string(bit) + " of " + std::to_string(w.size()) +
+        return Error(path_, internal::FeatureField(bit, "") + " of " + std::to_string(w.size()) +
                                 " bytes does not fit a HEADER_FEATURE record");
       }
       out.U32(kRecordHeaderFeature);
@@ -289,7 +245,7 @@ Status PerfDataWriter::Finish(const Features& f) {
   }
 
   uint64_t feat_off = data_off_ + data_size_;
-  uint64_t off = feat_off + feats.size() * 16;
+  uint64_t off = feat_off + feats.size() * internal::kFeatureEntrySize;
   ByteWriter table;
   ByteWriter payload;
   uint64_t bits[4] = {};

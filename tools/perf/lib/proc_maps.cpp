@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/proc_maps.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -11,8 +12,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -41,8 +44,8 @@ Result<ProcMapping> ParseProcMapsLine(const std::string& line) {
   return m;
 }
 
-Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid) {
-  std::string path = "/proc/" + std::to_string(pid) + "/maps";
+Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid, const std::string& proc_root) {
+  std::string path = proc_root + "/" + std::to_string(pid) + "/maps";
   std::ifstream in(path);
   if (!in)
     return Error::Sys(path, errno, "cannot open");
@@ -55,6 +58,43 @@ Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid) {
     out.push_back(std::move(*m));
   }
   return out;
+}
+
+std::vector<pid_t> ListPids(const std::string& dir) {
+  std::vector<pid_t> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d)
+    return out;
+  while (dirent* e = readdir(d)) {
+    char* end;
+    long v = strtol(e->d_name, &end, 10);
+    if (*end == 0 && v > 0)
+      out.push_back(static_cast<pid_t>(v));
+  }
+  closedir(d);
+  return out;
+}
+
+Result<ProcessSnapshot> SnapshotProcess(pid_t pid, const std::string& proc_root) {
+  PBID_ASSIGN_OR_RETURN(std::vector<ProcMapping> maps, ReadProcMaps(pid, proc_root));
+  ProcessSnapshot snap;
+  std::string proc = proc_root + "/" + std::to_string(pid);
+  std::vector<pid_t> tids = ListPids(proc + "/task");
+  if (tids.empty())
+    tids.push_back(pid);
+  std::sort(tids.begin(), tids.end());
+  for (pid_t tid : tids) {
+    std::ifstream in(proc + "/task/" + std::to_string(tid) + "/comm");
+    std::string comm;
+    std::getline(in, comm);
+    if (!comm.empty())
+      snap.threads.push_back({tid, comm});
+  }
+  for (ProcMapping& m : maps) {
+    if (m.prot & PROT_EXEC)
+      snap.exec_maps.push_back(std::move(m));
+  }
+  return snap;
 }
 
 namespace {

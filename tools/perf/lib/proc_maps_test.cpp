@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/proc_maps.h"
+#include "util/test_util.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -121,6 +122,38 @@ TEST(ProcMapsTest, DeletedAndReplacedFiles) {
   ASSERT_TRUE(del.ok()) << del.error().ToString();
   EXPECT_EQ(**want, **del);
   munmap(mp.addr, 4096);
+}
+
+// Synthesis reads a process through /proc: a directory laid out like it gives the same
+// snapshot, so the rules are checked without a live process. Thread 44 exited before its comm
+// was read; the data mapping is not executable.
+TEST(ProcMapsTest, SnapshotOfAFakeProc) {
+  testing::TempDir proc;
+  ASSERT_FALSE(proc.path().empty());
+  std::string p = proc.path() + "/42";
+  for (const char* d : {"", "/task", "/task/42", "/task/43", "/task/44"})
+    ASSERT_EQ(0, mkdir((p + d).c_str(), 0755)) << d;
+  std::ofstream(p + "/maps") << "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/app\n"
+                                "00600000-00601000 rw-p 00000000 08:01 1234 /usr/bin/app\n"
+                                "7f0000000000-7f0000001000 r-xp 00001000 08:01 99 /lib/libc.so.6\n";
+  std::ofstream(p + "/task/42/comm") << "app\n";
+  std::ofstream(p + "/task/43/comm") << "worker\n";
+
+  auto snap = SnapshotProcess(42, proc.path());
+  ASSERT_TRUE(snap.ok()) << snap.error().ToString();
+  ASSERT_EQ(2u, snap->threads.size());
+  EXPECT_EQ(42, snap->threads[0].tid);
+  EXPECT_EQ("app", snap->threads[0].comm);
+  EXPECT_EQ(43, snap->threads[1].tid);
+  EXPECT_EQ("worker", snap->threads[1].comm);
+  ASSERT_EQ(2u, snap->exec_maps.size());
+  EXPECT_EQ("/usr/bin/app", snap->exec_maps[0].path);
+  EXPECT_EQ(1234u, snap->exec_maps[0].ino);
+  EXPECT_EQ("/lib/libc.so.6", snap->exec_maps[1].path);
+  EXPECT_EQ(0x1000u, snap->exec_maps[1].pgoff);
+
+  EXPECT_FALSE(SnapshotProcess(7, proc.path()).ok()) << "a process without maps";
+  EXPECT_EQ((std::vector<pid_t>{42}), ListPids(proc.path()));
 }
 
 // The inode generation of path, as the kernel puts it in MMAP2 records; 0 when the file

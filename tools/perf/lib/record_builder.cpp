@@ -35,16 +35,26 @@ void SampleIdBlock(ByteWriter& w, const SampleId& id, const EventAttr* attr) {
 
 // header.size is 16 bits: a larger record (a sample with a huge callchain) cannot be written
 // without its size wrapping and the reader walking into the middle of it.
-RecordBytes Finish(ByteWriter& w) {
-  if (w.size() > kMaxRecordSize)
-    return RecordBytes();
+Result<RecordBytes> Finish(ByteWriter& w, const char* what) {
+  if (w.size() > kMaxRecordSize) {
+    return Error::Of(ErrorKind::kInvalidArgument, what,
+                     "record of " + std::to_string(w.size()) + " bytes exceeds the " +
+                         std::to_string(kMaxRecordSize) + " a record header can describe");
+  }
+  w.Patch16(6, static_cast<uint16_t>(w.size()));
+  return std::move(w.buffer());
+}
+
+// Records of a fixed size far below kMaxRecordSize.
+RecordBytes FinishFixed(ByteWriter& w) {
   w.Patch16(6, static_cast<uint16_t>(w.size()));
   return std::move(w.buffer());
 }
 
 }  // namespace
 
-RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr, bool swap) {
+Result<RecordBytes> BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
+                               bool swap) {
   ByteWriter w(swap);
   misc = m.has_build_id ? (misc | kMiscMmapBuildId) : (misc & ~kMiscMmapBuildId);
   Begin(w, PERF_RECORD_MMAP2, misc);
@@ -68,10 +78,11 @@ RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* att
   w.U32(m.flags);
   w.PaddedString(m.filename, 8);
   SampleIdBlock(w, m.sample_id, attr);
-  return Finish(w);
+  return Finish(w, "mmap2.filename");
 }
 
-RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr, bool swap) {
+Result<RecordBytes> BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr,
+                              bool swap) {
   ByteWriter w(swap);
   Begin(w, PERF_RECORD_MMAP, misc);
   w.U32(m.pid);
@@ -81,17 +92,17 @@ RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr,
   w.U64(m.pgoff);
   w.PaddedString(m.filename, 8);
   SampleIdBlock(w, m.sample_id, attr);
-  return Finish(w);
+  return Finish(w, "mmap.filename");
 }
 
-RecordBytes BuildComm(const CommRecord& c, const EventAttr* attr, bool swap) {
+Result<RecordBytes> BuildComm(const CommRecord& c, const EventAttr* attr, bool swap) {
   ByteWriter w(swap);
   Begin(w, PERF_RECORD_COMM, c.exec ? kMiscCommExec : 0);
   w.U32(c.pid);
   w.U32(c.tid);
   w.PaddedString(c.comm, 8);
   SampleIdBlock(w, c.sample_id, attr);
-  return Finish(w);
+  return Finish(w, "comm.comm");
 }
 
 RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr, bool swap) {
@@ -103,7 +114,7 @@ RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr,
   w.U32(t.ptid);
   w.U64(t.time);
   SampleIdBlock(w, t.sample_id, attr);
-  return Finish(w);
+  return FinishFixed(w);
 }
 
 RecordBytes BuildLost(const LostRecord& l, const EventAttr* attr, bool swap) {
@@ -112,7 +123,7 @@ RecordBytes BuildLost(const LostRecord& l, const EventAttr* attr, bool swap) {
   w.U64(l.id);
   w.U64(l.lost);
   SampleIdBlock(w, l.sample_id, attr);
-  return Finish(w);
+  return FinishFixed(w);
 }
 
 RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr, bool swap) {
@@ -120,7 +131,7 @@ RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr, 
   Begin(w, PERF_RECORD_LOST_SAMPLES, 0);
   w.U64(l.lost);
   SampleIdBlock(w, l.sample_id, attr);
-  return Finish(w);
+  return FinishFixed(w);
 }
 
 RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool swap) {
@@ -130,11 +141,11 @@ RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool s
   w.U64(t.id);
   w.U64(t.stream_id);
   SampleIdBlock(w, t.sample_id, attr);
-  return Finish(w);
+  return FinishFixed(w);
 }
 
-RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
-                        const EventAttr& attr, bool swap) {
+Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
+                                const EventAttr& attr, bool swap) {
   ByteWriter w(swap);
   Begin(w, PERF_RECORD_SAMPLE, s.cpumode);
   uint64_t st = attr.attr.sample_type;
@@ -161,11 +172,11 @@ RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& call
     for (uint64_t ip : callchain)
       w.U64(ip);
   }
-  return Finish(w);
+  return Finish(w, "sample.callchain");
 }
 
-RecordBytes BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
-                               std::string_view filename, bool swap) {
+Result<RecordBytes> BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
+                                       std::string_view filename, bool swap) {
   ByteWriter w(swap);
   Begin(w, kRecordHeaderBuildId, misc | kMiscBuildIdSize);
   w.U32(static_cast<uint32_t>(pid));
@@ -174,13 +185,13 @@ RecordBytes BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
   w.U8(static_cast<uint8_t>(id.size()));
   w.Zeros(3);
   w.PaddedString(filename, 64);
-  return Finish(w);
+  return Finish(w, "header_build_id.filename");
 }
 
 RecordBytes BuildEmptyRecord(uint32_t type, bool swap) {
   ByteWriter w(swap);
   Begin(w, type, 0);
-  return Finish(w);
+  return FinishFixed(w);
 }
 
 }  // namespace pbid

@@ -1,18 +1,101 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/records.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "byte_io.h"
 
 namespace pbid {
 
+using internal::ByteCursor;
 using internal::ByteReader;
 
 namespace {
 
 constexpr uint64_t kSampleIdMask = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
                                    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+
+// The kernel's record layouts, which its uapi header gives only in comments: the offsets the
+// decoders check sizes against, pinned to the ABI by the asserts. The decoders read the fields
+// in this order with a ByteCursor, as the builders write them.
+struct MmapLayout {
+  perf_event_header header;
+  uint32_t pid, tid;
+  uint64_t addr, len, pgoff;
+  char filename[8];
+};
+static_assert(offsetof(MmapLayout, filename) == 40, "PERF_RECORD_MMAP layout");
+
+struct Mmap2Layout {
+  perf_event_header header;
+  uint32_t pid, tid;
+  uint64_t addr, len, pgoff;
+  union {
+    struct {
+      uint32_t maj, min;
+      uint64_t ino, ino_generation;
+    } dev;
+    struct {
+      uint8_t size;
+      uint8_t reserved[3];
+      uint8_t id[20];
+    } build_id;
+  } u;
+  uint32_t prot, flags;
+  char filename[8];
+};
+static_assert(offsetof(Mmap2Layout, u) == 40 && offsetof(Mmap2Layout, u.build_id.id) == 44 &&
+                  offsetof(Mmap2Layout, prot) == 64 && offsetof(Mmap2Layout, filename) == 72,
+              "PERF_RECORD_MMAP2 layout");
+
+struct CommLayout {
+  perf_event_header header;
+  uint32_t pid, tid;
+  char comm[8];
+};
+static_assert(offsetof(CommLayout, comm) == 16, "PERF_RECORD_COMM layout");
+
+struct TaskLayout {  // FORK and EXIT
+  perf_event_header header;
+  uint32_t pid, ppid, tid, ptid;
+  uint64_t time;
+};
+static_assert(sizeof(TaskLayout) == 32, "PERF_RECORD_FORK/EXIT layout");
+
+struct LostLayout {
+  perf_event_header header;
+  uint64_t id, lost;
+};
+static_assert(sizeof(LostLayout) == 24, "PERF_RECORD_LOST layout");
+
+struct LostSamplesLayout {
+  perf_event_header header;
+  uint64_t lost;
+};
+static_assert(sizeof(LostSamplesLayout) == 16, "PERF_RECORD_LOST_SAMPLES layout");
+
+struct ThrottleLayout {
+  perf_event_header header;
+  uint64_t time, id, stream_id;
+};
+static_assert(sizeof(ThrottleLayout) == 32, "PERF_RECORD_(UN)THROTTLE layout");
+
+// perf's struct perf_record_header_build_id: the id padded to 20 bytes, then its size when
+// PERF_RECORD_MISC_BUILD_ID_SIZE is set.
+struct HeaderBuildIdLayout {
+  perf_event_header header;
+  int32_t pid;
+  uint8_t id[20];
+  uint8_t size;
+  uint8_t reserved[3];
+  char filename[8];
+};
+static_assert(offsetof(HeaderBuildIdLayout, size) == 32 &&
+                  offsetof(HeaderBuildIdLayout, filename) == 36,
+              "PERF_RECORD_HEADER_BUILD_ID layout");
+
+constexpr size_t kBody = sizeof(perf_event_header);
 
 ByteReader ReaderFor(const RecordView& r) {
   return ByteReader(r.data, r.header.size, r.swap, r.offset);
@@ -61,7 +144,7 @@ const char* RecordTypeName(uint32_t type) {
     case kRecordFinishedRound: return "PERF_RECORD_FINISHED_ROUND";
     case kRecordIdIndex: return "PERF_RECORD_ID_INDEX";
     case 70: return "PERF_RECORD_AUXTRACE_INFO";
-    case 71: return "PERF_RECORD_AUXTRACE";
+    case kRecordAuxtrace: return "PERF_RECORD_AUXTRACE";
     case 72: return "PERF_RECORD_AUXTRACE_ERROR";
     case 73: return "PERF_RECORD_THREAD_MAP";
     case 74: return "PERF_RECORD_CPU_MAP";
@@ -70,8 +153,8 @@ const char* RecordTypeName(uint32_t type) {
     case 77: return "PERF_RECORD_STAT_ROUND";
     case 78: return "PERF_RECORD_EVENT_UPDATE";
     case 79: return "PERF_RECORD_TIME_CONV";
-    case 80: return "PERF_RECORD_HEADER_FEATURE";
-    case 81: return "PERF_RECORD_COMPRESSED";
+    case kRecordHeaderFeature: return "PERF_RECORD_HEADER_FEATURE";
+    case kRecordCompressed: return "PERF_RECORD_COMPRESSED";
     case kRecordFinishedInit: return "PERF_RECORD_FINISHED_INIT";
     default: return nullptr;
   }
@@ -174,151 +257,112 @@ uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
   return size >= 8 + back ? br.U64At(size - back) : 0;
 }
 
+// The fields MMAP and MMAP2 share, in their order, up to the ones MMAP2 adds.
+template <typename MmapLike>
+void ReadMmapStart(ByteCursor& c, MmapLike& m) {
+  m.pid = c.U32();
+  m.tid = c.U32();
+  m.start = c.U64();
+  m.len = c.U64();
+  m.pgoff = c.U64();
+}
+
 Result<MmapRecord> ParseMmap(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 40 + 1, "mmap");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(MmapLayout, filename) + 1, "mmap"));
+  ByteCursor c(ReaderFor(r), kBody);
   MmapRecord m;
-  m.pid = br.U32At(8);
-  m.tid = br.U32At(12);
-  m.start = br.U64At(16);
-  m.len = br.U64At(24);
-  m.pgoff = br.U64At(32);
-  auto name = br.CString(40, *end - 40, "mmap.filename");
-  if (!name.ok())
-    return name.error();
-  m.filename = *name;
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  m.sample_id = *sid;
+  ReadMmapStart(c, m);
+  PBID_ASSIGN_OR_RETURN(m.filename, c.CString(end, "mmap.filename"));
+  PBID_ASSIGN_OR_RETURN(m.sample_id, ParseSampleId(r, attr));
   return m;
 }
 
 Result<Mmap2Record> ParseMmap2(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 72 + 1, "mmap2");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(Mmap2Layout, filename) + 1, "mmap2"));
+  ByteCursor c(ReaderFor(r), kBody);
   Mmap2Record m;
-  m.pid = br.U32At(8);
-  m.tid = br.U32At(12);
-  m.start = br.U64At(16);
-  m.len = br.U64At(24);
-  m.pgoff = br.U64At(32);
+  ReadMmapStart(c, m);
   bool bit = r.header.misc & kMiscMmapBuildId;
   bool trusted = bit && attr != nullptr && attr->attr.build_id;
   if (trusted) {
-    uint8_t size = r.data[40];
-    auto id = BuildId::FromBytes(r.data + 44, size);
+    uint8_t size = c.U8();
+    c.Skip(sizeof(Mmap2Layout::u.build_id.reserved));
+    auto id = BuildId::FromBytes(r.data + c.offset(), size);
     if (!id.ok()) {
-      return Error("mmap2.build_id_size", r.offset + 40,
+      return Error("mmap2.build_id_size", r.offset + offsetof(Mmap2Layout, u.build_id.size),
                    "build id size " + std::to_string(size) + " outside 1..20");
     }
+    c.Skip(sizeof(Mmap2Layout::u.build_id.id));
     m.has_build_id = true;
     m.build_id = *id;
   } else {
     m.misc_bit_untrusted = bit;
-    m.maj = br.U32At(40);
-    m.min = br.U32At(44);
-    m.ino = br.U64At(48);
-    m.ino_generation = br.U64At(56);
+    m.maj = c.U32();
+    m.min = c.U32();
+    m.ino = c.U64();
+    m.ino_generation = c.U64();
   }
-  m.prot = br.U32At(64);
-  m.flags = br.U32At(68);
-  auto name = br.CString(72, *end - 72, "mmap2.filename");
-  if (!name.ok())
-    return name.error();
-  m.filename = *name;
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  m.sample_id = *sid;
+  m.prot = c.U32();
+  m.flags = c.U32();
+  PBID_ASSIGN_OR_RETURN(m.filename, c.CString(end, "mmap2.filename"));
+  PBID_ASSIGN_OR_RETURN(m.sample_id, ParseSampleId(r, attr));
   return m;
 }
 
 Result<CommRecord> ParseComm(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 16 + 1, "comm");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_ASSIGN_OR_RETURN(size_t end, BodyEnd(r, attr, offsetof(CommLayout, comm) + 1, "comm"));
+  ByteCursor cur(ReaderFor(r), kBody);
   CommRecord c;
-  c.pid = br.U32At(8);
-  c.tid = br.U32At(12);
+  c.pid = cur.U32();
+  c.tid = cur.U32();
   c.exec = r.header.misc & kMiscCommExec;
-  auto name = br.CString(16, *end - 16, "comm.comm");
-  if (!name.ok())
-    return name.error();
-  c.comm = *name;
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  c.sample_id = *sid;
+  PBID_ASSIGN_OR_RETURN(c.comm, cur.CString(end, "comm.comm"));
+  PBID_ASSIGN_OR_RETURN(c.sample_id, ParseSampleId(r, attr));
   return c;
 }
 
 Result<TaskRecord> ParseTask(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 32, r.header.type == PERF_RECORD_FORK ? "fork" : "exit");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_RETURN_IF_ERROR(
+      BodyEnd(r, attr, sizeof(TaskLayout), r.header.type == PERF_RECORD_FORK ? "fork" : "exit"));
+  ByteCursor c(ReaderFor(r), kBody);
   TaskRecord t;
-  t.pid = br.U32At(8);
-  t.ppid = br.U32At(12);
-  t.tid = br.U32At(16);
-  t.ptid = br.U32At(20);
-  t.time = br.U64At(24);
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  t.sample_id = *sid;
+  t.pid = c.U32();
+  t.ppid = c.U32();
+  t.tid = c.U32();
+  t.ptid = c.U32();
+  t.time = c.U64();
+  PBID_ASSIGN_OR_RETURN(t.sample_id, ParseSampleId(r, attr));
   return t;
 }
 
 Result<LostRecord> ParseLost(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 24, "lost");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_RETURN_IF_ERROR(BodyEnd(r, attr, sizeof(LostLayout), "lost"));
+  ByteCursor c(ReaderFor(r), kBody);
   LostRecord l;
-  l.id = br.U64At(8);
-  l.lost = br.U64At(16);
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  l.sample_id = *sid;
+  l.id = c.U64();
+  l.lost = c.U64();
+  PBID_ASSIGN_OR_RETURN(l.sample_id, ParseSampleId(r, attr));
   return l;
 }
 
 Result<LostSamplesRecord> ParseLostSamples(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 16, "lost_samples");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_RETURN_IF_ERROR(BodyEnd(r, attr, sizeof(LostSamplesLayout), "lost_samples"));
+  ByteCursor c(ReaderFor(r), kBody);
   LostSamplesRecord l;
-  l.lost = br.U64At(8);
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  l.sample_id = *sid;
+  l.lost = c.U64();
+  PBID_ASSIGN_OR_RETURN(l.sample_id, ParseSampleId(r, attr));
   return l;
 }
 
 Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr) {
-  auto end = BodyEnd(r, attr, 32, "throttle");
-  if (!end.ok())
-    return end.error();
-  ByteReader br = ReaderFor(r);
+  PBID_RETURN_IF_ERROR(BodyEnd(r, attr, sizeof(ThrottleLayout), "throttle"));
+  ByteCursor c(ReaderFor(r), kBody);
   ThrottleRecord t;
   t.unthrottle = r.header.type == PERF_RECORD_UNTHROTTLE;
-  t.time = br.U64At(8);
-  t.id = br.U64At(16);
-  t.stream_id = br.U64At(24);
-  auto sid = ParseSampleId(r, attr);
-  if (!sid.ok())
-    return sid.error();
-  t.sample_id = *sid;
+  t.time = c.U64();
+  t.id = c.U64();
+  t.stream_id = c.U64();
+  PBID_ASSIGN_OR_RETURN(t.sample_id, ParseSampleId(r, attr));
   return t;
 }
 
@@ -413,7 +457,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
 }
 
 Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r) {
-  constexpr size_t kFixed = 8 + 4 + 24;
+  constexpr size_t kFixed = offsetof(HeaderBuildIdLayout, filename);
   ByteReader br = ReaderFor(r);
   if (r.header.size < kFixed + 1) {
     return Error("build_id.header.size", r.offset + 6,
@@ -422,18 +466,17 @@ Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r) {
   }
   HeaderBuildIdRecord b;
   b.misc = r.header.misc;
-  b.pid = static_cast<int32_t>(br.U32At(8));
-  size_t size = (r.header.misc & kMiscBuildIdSize) ? r.data[12 + 20] : BuildId::kMaxSize;
-  auto id = BuildId::FromBytes(r.data + 12, size);
+  b.pid = static_cast<int32_t>(br.U32At(offsetof(HeaderBuildIdLayout, pid)));
+  size_t size = (r.header.misc & kMiscBuildIdSize) ? r.data[offsetof(HeaderBuildIdLayout, size)]
+                                                   : BuildId::kMaxSize;
+  auto id = BuildId::FromBytes(r.data + offsetof(HeaderBuildIdLayout, id), size);
   if (!id.ok()) {
-    return Error("build_id.size", r.offset + 32,
+    return Error("build_id.size", r.offset + offsetof(HeaderBuildIdLayout, size),
                  "build id size " + std::to_string(size) + " outside 1..20");
   }
   b.build_id = *id;
-  auto name = br.CString(kFixed, r.header.size - kFixed, "build_id.filename");
-  if (!name.ok())
-    return name.error();
-  b.filename = *name;
+  PBID_ASSIGN_OR_RETURN(b.filename,
+                        br.CString(kFixed, r.header.size - kFixed, "build_id.filename"));
   return b;
 }
 

@@ -67,7 +67,7 @@ TEST_P(RecordsTest, Mmap2BuildIdFormRoundTrip) {
   bool swap = GetParam();
   EventAttr attr = MakeAttr(true);
   Mmap2Record in = SomeMmap2(true);
-  RecordBytes b = BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
+  RecordBytes b = *BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
   ASSERT_EQ(0u, b.size() % 8);
   RecordView v = View(b, swap);
   EXPECT_EQ(PERF_RECORD_MISC_USER | kMiscMmapBuildId, v.header.misc);
@@ -94,7 +94,7 @@ TEST_P(RecordsTest, Mmap2InodeFormRoundTrip) {
   EventAttr attr = MakeAttr(false);
   Mmap2Record in = SomeMmap2(false);
   RecordView v;
-  RecordBytes b = BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
+  RecordBytes b = *BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
   v = View(b, swap);
   auto out = ParseMmap2(v, &attr);
   ASSERT_TRUE(out.ok()) << out.error().ToString();
@@ -110,7 +110,7 @@ TEST_P(RecordsTest, ShortBuildIdKeepsItsLength) {
   EventAttr attr = MakeAttr(true);
   Mmap2Record in = SomeMmap2(true);
   in.build_id = *BuildId::FromHex("00112233445566778899aabbccddeeff");  // md5 style
-  RecordBytes b = BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
+  RecordBytes b = *BuildMmap2(in, PERF_RECORD_MISC_USER, &attr, swap);
   auto out = ParseMmap2(View(b, swap), &attr);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(16u, out->build_id.size());
@@ -126,7 +126,7 @@ TEST_P(RecordsTest, SampleWithCallchain) {
   s.period = 1000000;
   s.sample_id = Sid(7, 999);
   std::vector<uint64_t> chain = {PERF_CONTEXT_USER, 0x401000, 0x402000, 0x403000};
-  RecordBytes b = BuildSample(s, chain, attr, swap);
+  RecordBytes b = *BuildSample(s, chain, attr, swap);
   auto out = ParseSample(View(b, swap), attr);
   ASSERT_TRUE(out.ok()) << out.error().ToString();
   EXPECT_EQ(0x401000u, out->ip);
@@ -151,7 +151,7 @@ TEST_P(RecordsTest, CommForkExitLostThrottle) {
   c.comm = "worker";
   c.exec = true;
   c.sample_id = Sid(5, 1);
-  auto co = ParseComm(View(BuildComm(c, &attr, swap), swap), &attr);
+  auto co = ParseComm(View(*BuildComm(c, &attr, swap), swap), &attr);
   ASSERT_TRUE(co.ok());
   EXPECT_EQ("worker", co->comm);
   EXPECT_TRUE(co->exec);
@@ -207,7 +207,7 @@ TEST_P(RecordsTest, CommForkExitLostThrottle) {
 TEST_P(RecordsTest, HeaderBuildId) {
   bool swap = GetParam();
   BuildId id = *BuildId::FromHex("aabbccdd");
-  RecordBytes b = BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, "/bin/true", swap);
+  RecordBytes b = *BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, "/bin/true", swap);
   // perf 6.1 layout: 36 bytes, then the name padded to 64.
   EXPECT_EQ(36u + 64u, b.size());
   auto out = ParseHeaderBuildId(View(b, swap));
@@ -224,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(ByteOrder, RecordsTest, ::testing::Values(false, true),
 // Its union holds maj/min/ino; reading it as an id would invent one.
 TEST(Mmap2TrustTest, BitIgnoredWithoutAttrBuildId) {
   EventAttr with = MakeAttr(true), without = MakeAttr(false);
-  RecordBytes b = BuildMmap2(SomeMmap2(false), PERF_RECORD_MISC_USER, &without);
+  RecordBytes b = *BuildMmap2(SomeMmap2(false), PERF_RECORD_MISC_USER, &without);
   b[5] |= kMiscMmapBuildId >> 8;  // set bit 14 of misc (little-endian host)
   RecordView v = View(b);
   ASSERT_TRUE(v.header.misc & kMiscMmapBuildId);
@@ -251,7 +251,7 @@ TEST(Mmap2TrustTest, BitIgnoredWithoutAttrBuildId) {
 
 TEST(RecordErrorsTest, TruncatedRecordsNameFieldAndOffset) {
   EventAttr attr = MakeAttr(true);
-  RecordBytes b = BuildMmap2(SomeMmap2(true), PERF_RECORD_MISC_USER, &attr);
+  RecordBytes b = *BuildMmap2(SomeMmap2(true), PERF_RECORD_MISC_USER, &attr);
   // Header says more than is there.
   auto h = ParseRecordHeader(b.data(), b.size() - 8, false, 0x100);
   ASSERT_FALSE(h.ok());
@@ -271,7 +271,7 @@ TEST(RecordErrorsTest, TruncatedRecordsNameFieldAndOffset) {
   ASSERT_FALSE(m.ok());
   EXPECT_EQ("mmap2.header.size", m.error().field);
   // Filename without NUL before the sample_id block.
-  RecordBytes nonul = BuildMmap2(SomeMmap2(false), 0, nullptr);
+  RecordBytes nonul = *BuildMmap2(SomeMmap2(false), 0, nullptr);
   for (size_t i = 72; i < nonul.size(); i++)
     nonul[i] = 'x';
   auto mm = ParseMmap2(View(nonul), nullptr);
@@ -280,7 +280,7 @@ TEST(RecordErrorsTest, TruncatedRecordsNameFieldAndOffset) {
   EXPECT_EQ(72u, mm.error().offset);
   // Callchain count beyond the record.
   SampleRecord s;
-  RecordBytes sb = BuildSample(s, {1, 2}, attr);
+  RecordBytes sb = *BuildSample(s, {1, 2}, attr);
   size_t nr_off = 8 + 8 * 6;  // identifier, ip, tid, time, cpu, period
   sb[nr_off] = 200;
   auto so = ParseSample(View(sb), attr);

@@ -8,7 +8,10 @@
 namespace pbid {
 
 std::string Error::ToString() const {
-  std::string s = field;
+  std::string s;
+  for (auto it = context.rbegin(); it != context.rend(); ++it)
+    s += *it + ": ";
+  s += field;
   if (has_offset()) {
     char buf[40];
     snprintf(buf, sizeof(buf), " at offset %#" PRIx64, offset);

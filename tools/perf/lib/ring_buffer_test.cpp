@@ -56,7 +56,7 @@ RecordBytes Comm(uint32_t pid, size_t name_len) {
   c.pid = c.tid = pid;
   std::string name(name_len, 'a' + pid % 26);
   c.comm = name;
-  return BuildComm(c, nullptr);
+  return *BuildComm(c, nullptr);
 }
 
 TEST(RingBufferTest, ReadsAndAdvancesTail) {

@@ -8,18 +8,18 @@ namespace pbid {
 
 namespace {
 
-struct Entry {
-  uint64_t time;
-  uint64_t offset;
-  bool synth;
-};
-
 bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
+// "[kernel.kallsyms]" and perf's "[kernel.kallsyms]_text".
 bool IsKernelImage(const std::string& path) {
-  return path.rfind("[kernel.kallsyms]", 0) == 0;
+  return path.rfind(kKernelDsoName, 0) == 0;
+}
+
+// The DSO (and build-ID table) name of a mapping: the kernel image under perf's one name.
+std::string DsoPath(const Mapping& m) {
+  return m.kernel && IsKernelImage(m.path) ? std::string(kKernelDsoName) : m.path;
 }
 
 // The fields MMAP and MMAP2 records share.
@@ -55,7 +55,7 @@ std::string Session::CommOf(int32_t pid) const {
 }
 
 size_t Session::DsoFor(const Mapping& m) {
-  std::string path = m.kernel && IsKernelImage(m.path) ? "[kernel.kallsyms]" : m.path;
+  std::string path = DsoPath(m);
   auto key = std::make_pair(path, m.build_id ? m.build_id->ToHex() : std::string());
   auto it = dso_index_.find(key);
   if (it != dso_index_.end())
@@ -70,12 +70,13 @@ size_t Session::DsoFor(const Mapping& m) {
   return dsos_.size() - 1;
 }
 
-void Session::AddMapping(Mapping m) {
+void Session::AddMapping(Mapping m, const Mapping** added) {
   if (m.end <= m.start)
     return;
   m.dso = DsoFor(m);
   mappings_.push_back(m);
   size_t idx = mappings_.size() - 1;
+  *added = &mappings_[idx];
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
@@ -114,86 +115,86 @@ void Session::AddMapping(Mapping m) {
 }
 
 const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
+  size_t idx = FindIndex(pid, ip, kernel);
+  return idx == kNoMapping ? nullptr : &mappings_[idx];
+}
+
+size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   auto t = maps_.find(kernel ? -1 : pid);
   if (t == maps_.end())
-    return nullptr;
+    return kNoMapping;
   const Tree& tree = *t->second;
   auto it = tree.upper_bound(ip);
   if (it != tree.begin()) {
     --it;
     if (ip < it->second.end)
-      return &mappings_[it->second.idx];
+      return it->second.idx;
   }
   if (!kernel)
-    return nullptr;
+    return kNoMapping;
   // perf extends the kernel image map up to the end of the address space (modules aside): the
   // kernel-image span with the highest start at or below ip, found in its own index so that a
   // sample outside every mapping does not walk them all.
   auto k = kernel_images_.upper_bound(ip);
   if (k == kernel_images_.begin())
-    return nullptr;
-  return &mappings_[std::prev(k)->second];
+    return kNoMapping;
+  return std::prev(k)->second;
 }
 
-Status Session::Process(const std::function<void(const SampleContext&)>& on_sample,
-                        const std::function<void(const RecordView&, const EventAttr*)>& on_record) {
+// Pass 1, file order: timestamps, the synthesis phase, and build ids written right after a
+// mapping record. Then sorted by time, stably, as perf's ordered events.
+std::vector<Session::Ordered> Session::TimeOrder() {
+  std::vector<Ordered> order;
+  order.reserve(reader_.record_count());
+  bool has_finished_init = false;
+  bool synth = true;
+  uint64_t last_time = 0;
+  uint64_t prev_mmap_off = UINT64_MAX;
+  for (const RecordView& r : reader_.records()) {
+    if (r.header.type == kRecordFinishedInit) {
+      synth = false;
+      has_finished_init = true;
+    }
+    uint64_t time = last_time;
+    const EventAttr* attr = reader_.AttrForRecord(r);
+    if (r.header.type == PERF_RECORD_SAMPLE && attr) {
+      auto s = ParseSample(r, *attr);
+      if (s.ok())
+        time = s->sample_id.time;
+    } else if (r.header.type < kRecordHeaderAttr && attr &&
+               (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
+      auto id = ParseSampleId(r, attr);
+      if (id.ok())
+        time = id->time;
+    }
+    last_time = time;
+    if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
+      auto b = ParseHeaderBuildId(r);
+      if (b.ok())
+        followed_by_[prev_mmap_off] = {std::string(b->filename), b->build_id};
+    }
+    prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
+                        ? r.offset
+                        : UINT64_MAX;
+    order.push_back(Ordered{time, r.offset, synth});
+  }
+  if (!has_finished_init) {
+    for (Ordered& e : order)
+      e.synth = e.time == 0;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Ordered& a, const Ordered& b) { return a.time < b.time; });
+  return order;
+}
+
+Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
   if (reader_.features().build_ids) {
     for (const BuildIdEntry& e : *reader_.features().build_ids)
       table_[e.filename] = e.build_id;
   }
-
-  // Pass 1, file order: timestamps, the synthesis phase, and build ids written right after
-  // a mapping record.
-  std::vector<Entry> order;
-  order.reserve(reader_.record_count());
-  std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by;
-  bool has_finished_init = false;
-  {
-    bool synth = true;
-    uint64_t last_time = 0;
-    uint64_t prev_mmap_off = UINT64_MAX;
-    for (const RecordView& r : reader_.records()) {
-      if (r.header.type == kRecordFinishedInit) {
-        synth = false;
-        has_finished_init = true;
-      }
-      uint64_t time = last_time;
-      const EventAttr* attr = reader_.AttrForRecord(r);
-      if (r.header.type == PERF_RECORD_SAMPLE && attr) {
-        auto s = ParseSample(r, *attr);
-        if (s.ok())
-          time = s->sample_id.time;
-      } else if (r.header.type < kRecordHeaderAttr && attr &&
-                 (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
-        auto id = ParseSampleId(r, attr);
-        if (id.ok())
-          time = id->time;
-      }
-      last_time = time;
-      if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
-        auto b = ParseHeaderBuildId(r);
-        if (b.ok())
-          followed_by[prev_mmap_off] = {std::string(b->filename), b->build_id};
-      }
-      prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
-                          ? r.offset
-                          : UINT64_MAX;
-      order.push_back(Entry{time, r.offset, synth});
-    }
-  }
-  if (!has_finished_init) {
-    for (Entry& e : order)
-      e.synth = e.time == 0;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Entry& a, const Entry& b) { return a.time < b.time; });
-
-  // Pass 2, time order.
-  auto records = reader_.records();
   uint64_t first_unknown = 0, first_unknown_id = 0;
-  for (const Entry& e : order) {
+  for (const Ordered& e : TimeOrder()) {
     RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
-    (void)records;
     stats_.records++;
     const EventAttr* attr = reader_.AttrForRecord(r);
     if (attr == nullptr) {
@@ -203,131 +204,137 @@ Status Session::Process(const std::function<void(const SampleContext&)>& on_samp
       }
       continue;
     }
+    const Mapping* added = nullptr;
+    Status st = Ok();
     switch (r.header.type) {
       case PERF_RECORD_MMAP:
-      case PERF_RECORD_MMAP2: {
-        Mapping m;
-        std::optional<BuildId> rec_id;
-        if (r.header.type == PERF_RECORD_MMAP2) {
-          auto mm = ParseMmap2(r, attr);
-          if (!mm.ok())
-            return AtRecord(mm.error(), r);
-          m = MappingFrom(*mm);
-          m.prot = mm->prot;
-          m.flags = mm->flags;
-          m.maj = mm->maj;
-          m.min = mm->min;
-          m.ino = mm->ino;
-          if (mm->has_build_id)
-            rec_id = mm->build_id;
-        } else {
-          auto mm = ParseMmap(r, attr);
-          if (!mm.ok())
-            return AtRecord(mm.error(), r);
-          m = MappingFrom(*mm);
-        }
-        m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
-        if (m.kernel)
-          m.pid = -1;
-        m.record_offset = r.offset;
-        if (rec_id) {
-          m.build_id = rec_id;
-          m.source = e.synth ? BuildIdSource::kSynthesized : BuildIdSource::kKernelRecord;
-        } else if (auto f = followed_by.find(r.offset);
-                   f != followed_by.end() && f->second.first == m.path) {
-          m.build_id = f->second.second;
-          m.source = e.synth ? BuildIdSource::kSynthesized : BuildIdSource::kFile;
-        } else {
-          std::string key = m.kernel && IsKernelImage(m.path) ? "[kernel.kallsyms]" : m.path;
-          auto t = table_.find(key);
-          if (t != table_.end()) {
-            m.build_id = t->second;
-            m.source = BuildIdSource::kFile;
-          }
-        }
-        AddMapping(std::move(m));
-        break;
-      }
-      case PERF_RECORD_COMM: {
-        auto c = ParseComm(r, attr);
-        if (!c.ok())
-          return AtRecord(c.error(), r);
-        if (c->pid == c->tid || comms_.find(c->pid) == comms_.end() || c->exec) {
-          comms_[c->pid] = std::string(c->comm);
-        }
-        break;
-      }
-      case PERF_RECORD_FORK: {
-        auto t = ParseTask(r, attr);
-        if (!t.ok())
-          return AtRecord(t.error(), r);
-        int32_t pid = t->pid, ppid = t->ppid;
-        // -1 is the kernel's table, not a process a FORK could create.
-        if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
-          auto p = maps_.find(ppid);
-          if (p != maps_.end())
-            maps_[pid] = p->second;
-          auto c = comms_.find(ppid);
-          if (c != comms_.end() && comms_.find(pid) == comms_.end())
-            comms_[pid] = c->second;
-        }
-        break;
-      }
-      case PERF_RECORD_EXIT: {
-        auto t = ParseTask(r, attr);
-        if (!t.ok())
-          return AtRecord(t.error(), r);
-        break;
-      }
-      case PERF_RECORD_LOST: {
-        auto l = ParseLost(r, attr);
-        if (!l.ok())
-          return AtRecord(l.error(), r);
-        stats_.lost += l->lost;
-        break;
-      }
-      case PERF_RECORD_LOST_SAMPLES: {
-        auto l = ParseLostSamples(r, attr);
-        if (!l.ok())
-          return AtRecord(l.error(), r);
-        stats_.lost_samples += l->lost;
-        break;
-      }
-      case PERF_RECORD_THROTTLE:
-      case PERF_RECORD_UNTHROTTLE: {
-        auto t = ParseThrottle(r, attr);
-        if (!t.ok())
-          return AtRecord(t.error(), r);
-        stats_.throttle++;
-        break;
-      }
-      case PERF_RECORD_SAMPLE: {
-        auto s = ParseSample(r, *attr);
-        if (!s.ok())
-          return AtRecord(s.error(), r);
-        stats_.samples++;
-        bool kernel = IsKernelMode(s->cpumode);
-        const Mapping* m = Find(static_cast<int32_t>(s->sample_id.pid), s->ip, kernel);
-        if (m) {
-          const_cast<Mapping*>(m)->samples++;
-          dsos_[m->dso].samples++;
-        } else {
-          stats_.unresolved++;
-        }
-        if (on_sample)
-          on_sample(SampleContext{*s, *attr, m, r});
-        break;
-      }
-      default: break;
+      case PERF_RECORD_MMAP2: st = OnMmap(r, *attr, e.synth, &added); break;
+      case PERF_RECORD_COMM: st = OnComm(r, *attr); break;
+      case PERF_RECORD_FORK: st = OnFork(r, *attr); break;
+      case PERF_RECORD_SAMPLE: st = OnSample(r, *attr, on_sample); break;
+      default: st = OnOther(r, *attr); break;
     }
-    if (on_record)
-      on_record(r, attr);
+    if (!st.ok())
+      return AtRecord(st.error(), r);
+    if (on_record) {
+      size_t index = static_cast<size_t>(attr - reader_.attrs().data());
+      on_record(RecordContext{r, *attr, index, added});
+    }
   }
   if (stats_.unknown_id > 0) {
     return Error("record.id", first_unknown,
                  std::to_string(stats_.unknown_id) +
                      " records carry an event id that no event in the header owns (first: id " +
                      std::to_string(first_unknown_id) + ")");
+  }
+  return Ok();
+}
+
+// The build ID of a mapping, from the first source that has one (see session.h).
+Status Session::OnMmap(const RecordView& r, const EventAttr& attr, bool synth,
+                       const Mapping** added) {
+  Mapping m;
+  std::optional<BuildId> rec_id;
+  if (r.header.type == PERF_RECORD_MMAP2) {
+    PBID_ASSIGN_OR_RETURN(Mmap2Record mm, ParseMmap2(r, &attr));
+    m = MappingFrom(mm);
+    m.prot = mm.prot;
+    m.flags = mm.flags;
+    m.maj = mm.maj;
+    m.min = mm.min;
+    m.ino = mm.ino;
+    if (mm.has_build_id)
+      rec_id = mm.build_id;
+  } else {
+    PBID_ASSIGN_OR_RETURN(MmapRecord mm, ParseMmap(r, &attr));
+    m = MappingFrom(mm);
+  }
+  m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
+  if (m.kernel)
+    m.pid = -1;
+  m.record_offset = r.offset;
+  if (rec_id) {
+    m.build_id = rec_id;
+    m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kKernelRecord;
+  } else if (auto f = followed_by_.find(r.offset);
+             f != followed_by_.end() && f->second.first == m.path) {
+    m.build_id = f->second.second;
+    m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kFile;
+  } else if (auto t = table_.find(DsoPath(m)); t != table_.end()) {
+    m.build_id = t->second;
+    m.source = BuildIdSource::kFile;
+  }
+  AddMapping(std::move(m), added);
+  return Ok();
+}
+
+Status Session::OnComm(const RecordView& r, const EventAttr& attr) {
+  PBID_ASSIGN_OR_RETURN(CommRecord c, ParseComm(r, &attr));
+  if (c.pid == c.tid || comms_.find(c.pid) == comms_.end() || c.exec)
+    comms_[c.pid] = std::string(c.comm);
+  return Ok();
+}
+
+Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
+  PBID_ASSIGN_OR_RETURN(TaskRecord t, ParseTask(r, &attr));
+  int32_t pid = t.pid, ppid = t.ppid;
+  // -1 is the kernel's table, not a process a FORK could create.
+  if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
+    auto p = maps_.find(ppid);
+    if (p != maps_.end())
+      maps_[pid] = p->second;
+    auto c = comms_.find(ppid);
+    if (c != comms_.end() && comms_.find(pid) == comms_.end())
+      comms_[pid] = c->second;
+  }
+  return Ok();
+}
+
+Status Session::OnSample(const RecordView& r, const EventAttr& attr,
+                         const SampleCallback& on_sample) {
+  PBID_ASSIGN_OR_RETURN(SampleRecord s, ParseSample(r, attr));
+  stats_.samples++;
+  size_t idx = FindIndex(static_cast<int32_t>(s.sample_id.pid), s.ip, IsKernelMode(s.cpumode));
+  const Mapping* m = nullptr;
+  if (idx != kNoMapping) {
+    Mapping& hit = mappings_[idx];
+    hit.samples++;
+    dsos_[hit.dso].samples++;
+    m = &hit;
+  } else {
+    stats_.unresolved++;
+  }
+  if (on_sample)
+    on_sample(SampleContext{s, attr, m, r});
+  return Ok();
+}
+
+// Records that only count (or, EXIT, are only checked).
+Status Session::OnOther(const RecordView& r, const EventAttr& attr) {
+  switch (r.header.type) {
+    case PERF_RECORD_EXIT: {
+      PBID_ASSIGN_OR_RETURN(TaskRecord t, ParseTask(r, &attr));
+      (void)t;
+      break;
+    }
+    case PERF_RECORD_LOST: {
+      PBID_ASSIGN_OR_RETURN(LostRecord l, ParseLost(r, &attr));
+      stats_.lost += l.lost;
+      break;
+    }
+    case PERF_RECORD_LOST_SAMPLES: {
+      PBID_ASSIGN_OR_RETURN(LostSamplesRecord l, ParseLostSamples(r, &attr));
+      stats_.lost_samples += l.lost;
+      break;
+    }
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: {
+      PBID_ASSIGN_OR_RETURN(ThrottleRecord t, ParseThrottle(r, &attr));
+      (void)t;
+      stats_.throttle++;
+      break;
+    }
+    default: break;
   }
   return Ok();
 }

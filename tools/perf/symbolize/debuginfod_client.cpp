@@ -24,7 +24,7 @@ Result<std::unique_ptr<DebuginfodClient>> DebuginfodClient::Create(const std::st
   c->urls_ = env;
   c->client_ = debuginfod_begin();
   if (c->client_ == nullptr)
-    return Error("debuginfod", "debuginfod_begin failed");
+    return Error::Of(ErrorKind::kIo, "debuginfod", "debuginfod_begin failed");
   return c;
 }
 

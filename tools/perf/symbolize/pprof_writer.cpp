@@ -134,7 +134,7 @@ void PprofBuilder::SetDefaultSampleType(const std::string& type) {
 Status PprofBuilder::WriteGzip(const std::string& path) const {
   std::string bytes;
   if (!profile_->SerializeToString(&bytes))
-    return Error("pprof", "serialization failed");
+    return Error::Of(ErrorKind::kIo, "pprof", "serialization failed");
   std::string tmp = path + ".tmp";
   gzFile gz = gzopen(tmp.c_str(), "wb9");
   if (gz == nullptr)
@@ -148,13 +148,13 @@ Status PprofBuilder::WriteGzip(const std::string& path) const {
       std::string msg = gzerror(gz, &zerr);
       gzclose(gz);
       unlink(tmp.c_str());
-      return Error(tmp, "gzwrite: " + msg);
+      return Error::Of(ErrorKind::kIo, tmp, "gzwrite: " + msg);
     }
     done += static_cast<size_t>(n);
   }
   if (gzclose(gz) != Z_OK) {
     unlink(tmp.c_str());
-    return Error(tmp, "gzclose failed (disk full?)");
+    return Error::Of(ErrorKind::kIo, tmp, "gzclose failed (disk full?)");
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;

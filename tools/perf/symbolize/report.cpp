@@ -104,30 +104,48 @@ struct Report::Impl {
 
 namespace {
 
-// Column titles of the known sort keys; nullptr for any other key.
-const char* SortKeyTitle(const std::string& key) {
-  static const std::map<std::string, const char*> kTitles = {
-      {"dso", "Shared Object"}, {"sym", "Symbol"}, {"pid", "Pid:Command"}, {"comm", "Command"}};
-  auto it = kTitles.find(key);
-  return it == kTitles.end() ? nullptr : it->second;
-}
+// Every sort key: its name on the command line and its column title.
+struct SortKeyInfo {
+  SortKey key;
+  const char* name;
+  const char* title;
+};
+constexpr SortKeyInfo kSortKeys[] = {
+    {SortKey::kComm, "comm", "Command"},
+    {SortKey::kPid, "pid", "Pid:Command"},
+    {SortKey::kDso, "dso", "Shared Object"},
+    {SortKey::kSym, "sym", "Symbol"},
+};
 
-Error UnknownSortKey(const std::string& key) {
-  return Error("--sort", "unknown sort key '" + key + "' (known: comm, pid, dso, sym)");
+const SortKeyInfo& InfoOf(SortKey key) {
+  for (const SortKeyInfo& i : kSortKeys) {
+    if (i.key == key)
+      return i;
+  }
+  return kSortKeys[0];  // not reached: every enumerator has a row
 }
 
 }  // namespace
 
-Result<std::vector<std::string>> ParseSortKeys(const std::string& list) {
-  std::vector<std::string> keys;
+Result<std::vector<SortKey>> ParseSortKeys(const std::string& list) {
+  std::vector<SortKey> keys;
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
-    std::string key =
+    std::string name =
         list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!SortKeyTitle(key))
-      return UnknownSortKey(key);
-    keys.push_back(key);
+    const SortKeyInfo* info = nullptr;
+    std::string known;
+    for (const SortKeyInfo& i : kSortKeys) {
+      if (name == i.name)
+        info = &i;
+      known += std::string(known.empty() ? "" : ", ") + i.name;
+    }
+    if (info == nullptr) {
+      return Error::Of(ErrorKind::kInvalidArgument, "--sort",
+                       "unknown sort key '" + name + "' (known: " + known + ")");
+    }
+    keys.push_back(info->key);
     if (comma == std::string::npos)
       break;
     pos = comma + 1;
@@ -176,7 +194,7 @@ void Report::Impl::DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip) {
     recorded = km->build_id;
   } else if (reader->features().build_ids) {
     for (const BuildIdEntry& e : *reader->features().build_ids) {
-      if (e.filename == "[kernel.kallsyms]")
+      if (e.filename == kKernelDsoName)
         recorded = e.build_id;
     }
   }
@@ -255,11 +273,11 @@ Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
   if (kallsyms)
     sym = kallsyms->Lookup(ip);
   if (sym) {
-    f.dso = sym->module.empty() ? "[kernel.kallsyms]" : "[" + sym->module + "]";
+    f.dso = sym->module.empty() ? kKernelDsoName : "[" + sym->module + "]";
     f.sym = "[k] " + sym->name;
     frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
   } else if (auto vm = km != nullptr ? KernelFromVmlinux(*km, ip) : std::nullopt) {
-    f.dso = "[kernel.kallsyms]";
+    f.dso = kKernelDsoName;
     f.sym = "[k] " + vm->back().function;
     frames = std::move(*vm);
     if (!cov.kallsyms_used && !vmlinux_noted) {
@@ -359,15 +377,13 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
 
   EventTable& t = events[ev];
   std::vector<std::string> key;
-  for (const std::string& k : options.sort_keys) {
-    if (k == "dso")
-      key.push_back(leaf.dso);
-    if (k == "sym")
-      key.push_back(leaf.sym);
-    if (k == "pid")
-      key.push_back(std::to_string(pid) + ":" + session->CommOf(pid));
-    if (k == "comm")
-      key.push_back(session->CommOf(pid));
+  for (SortKey k : options.sort_keys) {
+    switch (k) {
+      case SortKey::kComm: key.push_back(session->CommOf(pid)); break;
+      case SortKey::kPid: key.push_back(std::to_string(pid) + ":" + session->CommOf(pid)); break;
+      case SortKey::kDso: key.push_back(leaf.dso); break;
+      case SortKey::kSym: key.push_back(leaf.sym); break;
+    }
   }
   Row& row = t.rows[key];
   row.samples++;
@@ -388,11 +404,6 @@ Report::~Report() = default;
 
 Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
                                               const ReportOptions& options) {
-  // Library callers bypass ParseSortKeys; an unknown key would have no column title.
-  for (const std::string& k : options.sort_keys) {
-    if (!SortKeyTitle(k))
-      return UnknownSortKey(k);
-  }
   std::unique_ptr<Report> rep(new Report());
   rep->impl_ = std::make_unique<Impl>();
   Impl& im = *rep->impl_;
@@ -464,8 +475,8 @@ void Report::PrintTable(FILE* out) const {
     fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", t.period);
 
     std::vector<size_t> widths;
-    for (const std::string& k : im.options.sort_keys)
-      widths.push_back(strlen(SortKeyTitle(k)));  // keys were checked by Build
+    for (SortKey k : im.options.sort_keys)
+      widths.push_back(strlen(InfoOf(k).title));
     std::vector<std::pair<const std::vector<std::string>*, const Row*>> rows;
     for (const auto& [key, row] : t.rows) {
       rows.emplace_back(&key, &row);
@@ -477,7 +488,7 @@ void Report::PrintTable(FILE* out) const {
     });
     fprintf(out, "# Overhead  Samples");
     for (size_t i = 0; i < widths.size(); i++) {
-      fprintf(out, "  %-*s", static_cast<int>(widths[i]), SortKeyTitle(im.options.sort_keys[i]));
+      fprintf(out, "  %-*s", static_cast<int>(widths[i]), InfoOf(im.options.sort_keys[i]).title);
     }
     fprintf(out, "\n# ........  .......");
     for (size_t w : widths)
@@ -540,7 +551,8 @@ void Report::PrintCoverage(FILE* out) const {
 
 Status Report::WritePprof(const std::string& path) const {
   if (!impl_->pprof)
-    return Error("--format pprof", "report was built without pprof output");
+    return Error::Of(ErrorKind::kInvalidArgument, "--format pprof",
+                     "report was built without pprof output");
   return impl_->pprof->WriteGzip(path);
 }
 

@@ -22,6 +22,9 @@ namespace {
 
 using namespace pbid::testing;  // NOLINT: test helpers
 
+// The command under test, as users run it.
+const std::string kReport = Quote(PBID_PERF_BUILDID) + " report";
+
 class ReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,8 +51,9 @@ class ReportTest : public ::testing::Test {
         InstallInBuildIdDir(debug_dir_, hex_, FixturePath("workload.debug"), ".debug").empty());
   }
 
-  CommandResult Report(const std::string& args) {
-    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) + " --debug-root " +
+  // `env` goes before the command: "VAR=value " to set variables for it.
+  CommandResult Report(const std::string& args, const std::string& env = "") {
+    return RunCommand(env + kReport + " -i " + Quote(data_) + " --debug-root " +
                           Quote(tmp_.path() + "/empty-root") + " " + args,
                       120);
   }
@@ -120,18 +124,13 @@ TEST_F(ReportTest, DebuginfodServerNamesFunctions) {
 
   // The same server from DEBUGINFOD_URLS, as debuginfod clients are usually configured...
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-2").c_str(), 1);
-  CommandResult env =
-      RunCommand("DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) +
-                     " -i " + Quote(data_) + " --debug-root " + Quote(tmp_.path() + "/empty-root"),
-                 120);
+  std::string urls = "DEBUGINFOD_URLS=" + Quote(server.url()) + " ";
+  CommandResult env = Report("", urls);
   ASSERT_EQ(0, env.exit_code) << env.output;
   ExpectNamedInOrder(env);
   // ...and --no-debuginfod wins over it.
   setenv("DEBUGINFOD_CACHE_PATH", (tmp_.path() + "/client-cache-3").c_str(), 1);
-  CommandResult off = RunCommand(
-      "DEBUGINFOD_URLS=" + Quote(server.url()) + " " + std::string(PBID_REPORT_TOOL) + " -i " +
-          Quote(data_) + " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/empty-root"),
-      120);
+  CommandResult off = Report("--no-debuginfod", urls);
   ASSERT_EQ(0, off.exit_code) << off.output;
   EXPECT_EQ(std::string::npos, off.output.find("spin_alpha")) << off.output;
   EXPECT_NE(std::string::npos, off.output.find("debuginfod queries: 0")) << off.output;
@@ -175,12 +174,11 @@ TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
 }
 
 TEST_F(ReportTest, PipeModeFromStdin) {
-  CommandResult r =
-      RunCommand("perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
-                     " 60000000 2>/dev/null | " + std::string(PBID_REPORT_TOOL) +
-                     " -i - --no-debuginfod " + "--debug-root " +
-                     Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
-                 120);
+  CommandResult r = RunCommand(
+      "perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
+          " 60000000 2>/dev/null | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
+          Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
+      120);
   ASSERT_EQ(0, r.exit_code) << r.output;
   ExpectNamedInOrder(r);
 }
@@ -207,7 +205,6 @@ TEST_F(ReportTest, PprofOutputReadByGoTool) {
   EXPECT_NE(std::string::npos, raw.output.find("cpu/nanoseconds")) << raw.output;
 }
 
-#ifdef PBID_PERF_BUILDID
 // Files written by perf-buildid record itself. With --no-buildid-attr the recorder reads each
 // new mapping's ID from /proc/PID/map_files and writes it after the MMAP2: the coverage must
 // say "file fallback", never "kernel record".
@@ -253,7 +250,6 @@ TEST_F(OwnRecorderReportTest, CallchainsReachMainInPprof) {
   std::regex stack(R"(spin_alpha\s*\n\s+main\b)");
   EXPECT_TRUE(std::regex_search(traces.output, stack)) << traces.output.substr(0, 4000);
 }
-#endif  // PBID_PERF_BUILDID
 
 // Kernel samples recorded on another kernel: host kallsyms must not be used, and the vmlinux
 // with the recorded kernel build ID names them once the KASLR offset is removed. The perf.data
@@ -324,9 +320,8 @@ class KernelByBuildIdTest : public ::testing::Test {
   }
 
   CommandResult Report(const std::string& args) {
-    return RunCommand(std::string(PBID_REPORT_TOOL) + " -i " + Quote(data_) +
-                          " --no-debuginfod --debug-root " + Quote(tmp_.path() + "/none") + " " +
-                          args,
+    return RunCommand(kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
+                          Quote(tmp_.path() + "/none") + " " + args,
                       60);
   }
 
@@ -359,11 +354,9 @@ TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
       << r.output;
 }
 
-// Library callers fill ReportOptions themselves: an unknown sort key is an error from Build,
-// not an exception out of PrintTable.
-TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
-  TempDir tmp;
-  std::string path = tmp.path() + "/empty.data";
+// A perf.data file with one cpu-clock event and no samples. One record: a data section of
+// size 0 is what a killed recorder leaves, and is refused.
+void WriteWithoutSamples(const std::string& path) {
   EventAttr a;
   a.attr.size = sizeof(a.attr);
   a.attr.type = PERF_TYPE_SOFTWARE;
@@ -372,20 +365,29 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
   a.ids = {1};
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
-  // One record: a data section of size 0 is what a killed recorder leaves, and is refused.
   ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
+}
+
+// An unknown sort key is an error naming it and the known ones; library callers, who fill
+// ReportOptions themselves, can only name known keys, and every one of them gives a table.
+TEST(ReportErrorsTest, UnknownSortKeyIsRefusedAndEveryKeyWorks) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/empty.data";
+  ASSERT_NO_FATAL_FAILURE(WriteWithoutSamples(path));
   auto reader = PerfDataReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
   ReportOptions options;
   options.symbolizer.use_debuginfod = false;
   options.symbolizer.build_id_root.clear();
-  options.sort_keys = {"dso", "bogus"};
-  auto rep = Report::Build(**reader, options);
-  ASSERT_FALSE(rep.ok()) << "sort key 'bogus' accepted";
-  EXPECT_EQ("--sort", rep.error().field);
-  EXPECT_NE(std::string::npos, rep.error().message.find("'bogus'")) << rep.error().ToString();
-  options.sort_keys = {"comm", "pid", "dso", "sym"};
+  auto bogus = ParseSortKeys("dso,bogus");
+  ASSERT_FALSE(bogus.ok()) << "sort key 'bogus' accepted";
+  EXPECT_EQ("--sort", bogus.error().field);
+  EXPECT_NE(std::string::npos, bogus.error().message.find("'bogus'")) << bogus.error().ToString();
+  EXPECT_NE(std::string::npos, bogus.error().message.find("known: comm, pid, dso, sym"));
+  auto all = ParseSortKeys("comm,pid,dso,sym");
+  ASSERT_TRUE(all.ok()) << all.error().ToString();
+  options.sort_keys = *all;
   auto ok = Report::Build(**reader, options);
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();
   FILE* null = fopen("/dev/null", "w");
@@ -396,7 +398,7 @@ TEST(ReportErrorsTest, BuildRejectsUnknownSortKey) {
 
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;
-  std::string tool = PBID_REPORT_TOOL;
+  const std::string& tool = kReport;
   // The exit codes of every perf-buildid command (cli/cli.h): 1 failure, 2 usage, 3 input.
   CommandResult r = RunCommand(tool + " -i " + Quote(tmp.path() + "/missing.data"));
   EXPECT_EQ(3, r.exit_code) << r.output;
@@ -415,14 +417,7 @@ TEST(ReportErrorsTest, BadInputAndUsage) {
   EXPECT_EQ(2, RunCommand(tool + " --no-such-option").exit_code);
 
   std::string empty = tmp.path() + "/empty.data";
-  EventAttr a;
-  a.attr.size = sizeof(a.attr);
-  a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-  a.ids = {1};
-  auto w = PerfDataWriter::Create(empty, {a});
-  ASSERT_TRUE(w.ok()) << w.error().ToString();
-  ASSERT_TRUE((*w)->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)).ok());
-  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  ASSERT_NO_FATAL_FAILURE(WriteWithoutSamples(empty));
   r = RunCommand(tool + " --no-debuginfod --debug-root '' -i " + Quote(empty) +
                  " --format pprof -o " + Quote(tmp.path() + "/no/such/dir/out.pb.gz"));
   EXPECT_EQ(1, r.exit_code) << "unwritable output: " << r.output;

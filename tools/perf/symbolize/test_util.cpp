@@ -24,51 +24,6 @@ namespace fs = std::filesystem;
 
 namespace pbid::testing {
 
-TempDir::TempDir() {
-  const char* base = getenv("TMPDIR");
-  std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/pbid-sym-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) != nullptr)
-    path_ = buf.data();
-}
-
-TempDir::~TempDir() {
-  if (path_.empty() || getenv("PBID_KEEP_TEMP") != nullptr)
-    return;
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-CommandResult RunCommand(const std::string& command, int timeout_s) {
-  CommandResult r;
-  std::string cmd =
-      "timeout -k 5 " + std::to_string(timeout_s) + " sh -c " + Quote(command) + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr)
-    return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    r.output.append(buf, n);
-  int status = pclose(p);
-  if (status != -1 && WIFEXITED(status))
-    r.exit_code = WEXITSTATUS(status);
-  return r;
-}
-
 std::string ReadelfBuildId(const std::string& path) {
   CommandResult r = RunCommand("readelf -n " + Quote(path));
   std::istringstream in(r.output);

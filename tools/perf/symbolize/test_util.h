@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// Test helpers for the symbolizer tests: temporary directories, running real programs, and
-// the fixture workload's own view of its addresses. Facts the tests compare against come from
+// Test helpers of the symbolizer tests: fixtures, build-ID directories, a real debuginfod,
+// and the fixture workload's own view of its addresses. Facts the tests compare against come from
 // independent tools (readelf, the workload's /proc/self/maps), not from the code under test.
 #ifndef PBID_SYMBOLIZE_TEST_UTIL_H_
 #define PBID_SYMBOLIZE_TEST_UTIL_H_
@@ -11,30 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "util/test_util.h"  // TempDir, RunCommand, Quote
+
 namespace pbid::testing {
-
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-struct CommandResult {
-  int exit_code = -1;  // -1 when the command could not run or was killed
-  std::string output;  // stdout and stderr together
-};
-
-// Runs a shell command line, killing it after timeout_s seconds (coreutils `timeout`).
-CommandResult RunCommand(const std::string& command, int timeout_s = 60);
-
-// Shell-quotes one argument.
-std::string Quote(const std::string& s);
 
 // The build ID as printed by binutils readelf -n, "" if none.
 std::string ReadelfBuildId(const std::string& path);

@@ -53,17 +53,25 @@ if ! "$PB" record -q -o probe.data -F 99 -- true 2>probe.err; then
 	exit 77
 fi
 
+# perf_reads FILE PREFIX WHAT: perf reads FILE without warnings (outputs in PREFIX-*.out), and
+# its buildid-list gives the workload and the library with readelf's ids.
+perf_reads() {
+	local file=$1 prefix=$2 what=$3 args
+	for args in "report --stdio" "script --show-mmap-events" "buildid-list" "report -D"; do
+		# shellcheck disable=SC2086 # args is a perf command line
+		check "perf $args reads $what without warnings" perf_quiet "$prefix-${args// /_}" "$file" $args
+	done
+	check "perf buildid-list ($what): workload id equals readelf" \
+		grep -qx "$WL_ID $WL" "$prefix-buildid-list.out"
+	check "perf buildid-list ($what): library id equals readelf" \
+		grep -qx "$LIB_ID $LIB" "$prefix-buildid-list.out"
+}
+
 # --- 1. Our recording (kernel path), read by perf.
 "$PB" record -F 999 -o ours.data -- "$WL" 400 >/dev/null 2>record.err
 check "record (kernel path) exits 0" [ $? -eq 0 ]
 sed 's/^/# /' record.err
-for args in "report --stdio" "script --show-mmap-events" "buildid-list" "report -D"; do
-	check "perf $args reads our file without warnings" perf_quiet "k-${args// /_}" ours.data $args
-done
-check "perf buildid-list: workload id equals readelf" \
-	grep -qx "$WL_ID $WL" k-buildid-list.out
-check "perf buildid-list: library id equals readelf" \
-	grep -qx "$LIB_ID $LIB" k-buildid-list.out
+perf_reads ours.data k "our file"
 check "perf script: MMAP2 of the workload carries the readelf id" \
 	grep -q "<$WL_ID>\]: r-xp $WL\$" k-script_--show-mmap-events.out
 check "perf script: MMAP2 of the library carries the readelf id" \
@@ -85,13 +93,7 @@ check "our maps: library id from the kernel record" \
 "$PB" record -F 999 --no-buildid-attr -o fb.data -- "$WL" 400 >/dev/null 2>fb.err
 check "record --no-buildid-attr exits 0" [ $? -eq 0 ]
 check "record says once that it falls back" [ "$(grep -c 'reading build ids from /proc' fb.err)" -eq 1 ]
-for args in "report --stdio" "script --show-mmap-events" "buildid-list" "report -D"; do
-	check "perf $args reads the fallback file without warnings" perf_quiet "f-${args// /_}" fb.data $args
-done
-check "perf buildid-list (fallback): workload id equals readelf" \
-	grep -qx "$WL_ID $WL" f-buildid-list.out
-check "perf buildid-list (fallback): library id equals readelf" \
-	grep -qx "$LIB_ID $LIB" f-buildid-list.out
+perf_reads fb.data f "the fallback file"
 "$PB" maps -i fb.data >f-maps.out
 check "our maps (fallback): library id read from the file" \
 	grep -q " $LIB_ID file $LIB\$" f-maps.out

@@ -29,7 +29,8 @@
 
 namespace pbid {
 
-// Feature bits of the perf.data header (tools/perf/util/header.h).
+// Feature bits of the perf.data header (tools/perf/util/header.h). Each one's name, encoder
+// and decoder are a row of the feature table in lib/perf_data_features.cpp.
 enum Feature : int {
   kFeatTracingData = 1,
   kFeatBuildId = 2,
@@ -181,6 +182,12 @@ class PerfDataWriter {
     if (rec.empty())  // what a builder returns for a record over kMaxRecordSize
       return Error("record.size", "record over 65535 bytes: a record header cannot hold its size");
     return WriteRecord(rec.data(), rec.size());
+  }
+  // A builder's result: its error, or the record.
+  Status WriteRecord(const Result<std::vector<uint8_t>>& rec) {
+    if (!rec.ok())
+      return rec.error();
+    return WriteRecord(*rec);
   }
 
   // Renames the file into place at `path` (a no-op once done).

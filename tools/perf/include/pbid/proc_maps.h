@@ -33,9 +33,28 @@ struct ProcMapping {
   std::string path;  // may be empty, "[vdso]", "/x (deleted)", ...
 };
 
-Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid);
+// PROC_ROOT/PID/maps: "/proc" on a live system, a directory laid out like it in tests.
+Result<std::vector<ProcMapping>> ReadProcMaps(pid_t pid, const std::string& proc_root = "/proc");
 // Parses one line of /proc/PID/maps.
 Result<ProcMapping> ParseProcMapsLine(const std::string& line);
+
+// The numeric entries of a directory: the pids of /proc, the tids of /proc/PID/task. Empty when
+// it cannot be read.
+std::vector<pid_t> ListPids(const std::string& dir);
+
+// What synthesis records of a process that ran before the recording started, as perf
+// synthesizes it: the comm of each thread and the executable mappings.
+struct ProcessSnapshot {
+  struct Thread {
+    pid_t tid;
+    std::string comm;
+  };
+  std::vector<Thread> threads;  // by tid; threads gone before their comm was read are left out
+  std::vector<ProcMapping> exec_maps;  // the mappings with PROT_EXEC, in address order
+};
+// Reads PROC_ROOT/PID/maps and PROC_ROOT/PID/task/TID/comm. An error when the maps cannot be
+// read: the process exited, or is a kernel thread we may not read.
+Result<ProcessSnapshot> SnapshotProcess(pid_t pid, const std::string& proc_root = "/proc");
 
 // Identity of a mapped file; ino 0 means unknown (then no inode check is made).
 // A file as an MMAP2 record names it. Inode numbers are reused (ext4 hands a deleted file's

@@ -17,28 +17,30 @@ namespace pbid {
 
 using RecordBytes = std::vector<uint8_t>;
 
-// The most a record header's 16-bit size can describe. A builder whose record would be larger
-// returns an empty RecordBytes, which PerfDataWriter::WriteRecord rejects.
+// The most a record header's 16-bit size can describe. The builders of records with a
+// variable part (a name, a callchain) return an error, of kind kInvalidArgument, for a record
+// that would be larger; those of fixed-size records cannot fail.
 inline constexpr size_t kMaxRecordSize = 65535;
 
 // MMAP2 in the build-id form (misc gains PERF_RECORD_MISC_MMAP_BUILD_ID) when m.has_build_id,
 // else in the maj/min/ino form. misc carries the cpumode (PERF_RECORD_MISC_USER, ...).
-RecordBytes BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
-                       bool swap = false);
-RecordBytes BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr, bool swap = false);
-RecordBytes BuildComm(const CommRecord& c, const EventAttr* attr, bool swap = false);
+Result<RecordBytes> BuildMmap2(const Mmap2Record& m, uint16_t misc, const EventAttr* attr,
+                               bool swap = false);
+Result<RecordBytes> BuildMmap(const MmapRecord& m, uint16_t misc, const EventAttr* attr,
+                              bool swap = false);
+Result<RecordBytes> BuildComm(const CommRecord& c, const EventAttr* attr, bool swap = false);
 // type is PERF_RECORD_FORK or PERF_RECORD_EXIT.
 RecordBytes BuildTask(uint32_t type, const TaskRecord& t, const EventAttr* attr, bool swap = false);
 RecordBytes BuildLost(const LostRecord& l, const EventAttr* attr, bool swap = false);
 RecordBytes BuildLostSamples(const LostSamplesRecord& l, const EventAttr* attr, bool swap = false);
 RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool swap = false);
 // Writes the fields attr.sample_type asks for (no READ, nothing past CALLCHAIN).
-RecordBytes BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
-                        const EventAttr& attr, bool swap = false);
+Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
+                                const EventAttr& attr, bool swap = false);
 // PERF_RECORD_HEADER_BUILD_ID as perf 6.1 writes it: filename padded to 64 bytes, size in the
 // record (PERF_RECORD_MISC_BUILD_ID_SIZE). misc is PERF_RECORD_MISC_USER or _KERNEL.
-RecordBytes BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
-                               std::string_view filename, bool swap = false);
+Result<RecordBytes> BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
+                                       std::string_view filename, bool swap = false);
 // A header-only record, e.g. kRecordFinishedRound or kRecordFinishedInit.
 RecordBytes BuildEmptyRecord(uint32_t type, bool swap = false);
 

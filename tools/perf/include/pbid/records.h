@@ -34,8 +34,17 @@ enum UserRecordType : uint32_t {
   kRecordHeaderBuildId = 67,
   kRecordFinishedRound = 68,
   kRecordIdIndex = 69,
+  kRecordAuxtrace = 71,
+  kRecordHeaderFeature = 80,
+  kRecordCompressed = 81,
   kRecordFinishedInit = 82,
+  kRecordCompressed2 = 83,
 };
+
+// perf's names for the kernel image: its DSO and its entry in the build-ID table, and (after
+// the reference symbol) the file name of the kernel map's MMAP record.
+inline constexpr char kKernelDsoName[] = "[kernel.kallsyms]";
+inline constexpr char kKernelMmapName[] = "[kernel.kallsyms]_text";
 
 // "PERF_RECORD_MMAP2" etc., or nullptr for unknown types.
 const char* RecordTypeName(uint32_t type);

@@ -11,8 +11,18 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace pbid {
+
+// What kind of failure an error is. The commands turn it into their exit status in one place
+// (ExitCodeFor in cli/cli.h).
+enum class ErrorKind {
+  kCorruptInput,     // the input is malformed, truncated or inconsistent (the default)
+  kIo,               // a system call or an output failed
+  kUnsupported,      // well-formed input this library does not handle
+  kInvalidArgument,  // the caller asked for something that cannot be done
+};
 
 // An error says what went wrong, which field it concerns and, for file input, at which byte
 // offset, so that a corrupt perf.data gives a one-line message a user can act on.
@@ -23,6 +33,8 @@ struct Error {
   uint64_t offset = kNoOffset;  // byte offset in the input, kNoOffset when not file-related
   std::string message;          // what is wrong, lower case, no trailing period
   int sys_errno = 0;            // errno when a system call failed, else 0
+  ErrorKind kind = ErrorKind::kCorruptInput;
+  std::vector<std::string> context;  // what was being done, innermost first
 
   Error() = default;
   Error(std::string f, std::string msg) : field(std::move(f)), message(std::move(msg)) {}
@@ -32,7 +44,19 @@ struct Error {
   static Error Sys(std::string f, int err, std::string msg) {
     Error e(std::move(f), std::move(msg));
     e.sys_errno = err;
+    e.kind = ErrorKind::kIo;
     return e;
+  }
+  static Error Of(ErrorKind kind, std::string f, std::string msg) {
+    Error e(std::move(f), std::move(msg));
+    e.kind = kind;
+    return e;
+  }
+
+  // Adds what the caller was doing: "reading kallsyms: <the error>". The kind stays.
+  Error&& Context(std::string what) && {
+    context.push_back(std::move(what));
+    return std::move(*this);
   }
 
   bool has_offset() const { return offset != kNoOffset; }
@@ -92,6 +116,24 @@ using Status = Result<void>;
 inline Status Ok() {
   return Status();
 }
+
+// PBID_ASSIGN_OR_RETURN(auto x, F()): x = *F(), or return F()'s error from the enclosing
+// function (which returns a Result or Status). PBID_RETURN_IF_ERROR(G()) for a Status.
+#define PBID_CONCAT_INNER_(a, b) a##b
+#define PBID_CONCAT_(a, b) PBID_CONCAT_INNER_(a, b)
+#define PBID_ASSIGN_OR_RETURN(lhs, expr) \
+  PBID_ASSIGN_OR_RETURN_IMPL_(PBID_CONCAT_(pbid_result_, __LINE__), lhs, expr)
+#define PBID_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok())                                    \
+    return tmp.error();                             \
+  lhs = std::move(*tmp)
+#define PBID_RETURN_IF_ERROR(expr) \
+  do {                             \
+    auto pbid_status_ = (expr);    \
+    if (!pbid_status_.ok())        \
+      return pbid_status_.error(); \
+  } while (0)
 
 }  // namespace pbid
 

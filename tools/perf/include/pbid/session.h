@@ -71,6 +71,15 @@ struct SampleContext {
   const RecordView& record;
 };
 
+// What a record callback sees, after the session handled the record; valid during the
+// callback only.
+struct RecordContext {
+  const RecordView& record;
+  const EventAttr& attr;
+  size_t attr_index;     // index of attr in the reader's attrs()
+  const Mapping* added;  // MMAP/MMAP2: the mapping it added; nullptr if it added none
+};
+
 struct SessionStats {
   uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
   uint64_t throttle = 0, bad_records = 0;
@@ -87,9 +96,10 @@ class Session {
   // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
   // and the first one (perf stops on them with "failed to process type").
   // on_record, if given, sees every record (after the session handled it) in time order.
-  Status Process(
-      const std::function<void(const SampleContext&)>& on_sample = nullptr,
-      const std::function<void(const RecordView&, const EventAttr*)>& on_record = nullptr);
+  using SampleCallback = std::function<void(const SampleContext&)>;
+  using RecordCallback = std::function<void(const RecordContext&)>;
+  Status Process(const SampleCallback& on_sample = nullptr,
+                 const RecordCallback& on_record = nullptr);
 
   const std::vector<Mapping>& mappings() const { return mappings_; }
   const std::vector<Dso>& dsos() const { return dsos_; }
@@ -102,8 +112,23 @@ class Session {
   const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
 
  private:
-  void AddMapping(Mapping m);
+  // Process, in steps: the records in time order, then one handler per record type.
+  struct Ordered {
+    uint64_t time;
+    uint64_t offset;
+    bool synth;  // before FINISHED_INIT (without it: time 0): written by the recorder
+  };
+  std::vector<Ordered> TimeOrder();
+  Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
+  Status OnComm(const RecordView& r, const EventAttr& attr);
+  Status OnFork(const RecordView& r, const EventAttr& attr);
+  Status OnSample(const RecordView& r, const EventAttr& attr, const SampleCallback& on_sample);
+  Status OnOther(const RecordView& r, const EventAttr& attr);
+
+  void AddMapping(Mapping m, const Mapping** added);
   size_t DsoFor(const Mapping& m);
+  static constexpr size_t kNoMapping = SIZE_MAX;
+  size_t FindIndex(int32_t pid, uint64_t ip, bool kernel) const;
 
   const PerfDataReader& reader_;
   std::vector<Mapping> mappings_;
@@ -122,6 +147,8 @@ class Session {
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
+  // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
+  std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
   SessionStats stats_;
 };
 

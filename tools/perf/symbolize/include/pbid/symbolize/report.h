@@ -20,15 +20,18 @@ namespace pbid {
 
 class PerfDataReader;
 
+// The columns of the table, as perf report's --sort keys.
+enum class SortKey { kComm, kPid, kDso, kSym };
+
 struct ReportOptions {
   SymbolizerOptions symbolizer;
-  std::vector<std::string> sort_keys = {"dso", "sym"};  // any of comm, pid, dso, sym
+  std::vector<SortKey> sort_keys = {SortKey::kDso, SortKey::kSym};
   std::string kallsyms_path = "/proc/kallsyms";
   bool want_pprof = false;
 };
 
 // Parses "dso,sym"-style lists; an error names the unknown key.
-Result<std::vector<std::string>> ParseSortKeys(const std::string& list);
+Result<std::vector<SortKey>> ParseSortKeys(const std::string& list);
 
 // How many samples fell in mappings whose build ID came from each source.
 struct SampleCoverage {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// The session's indexed lookups give the answers of the plain scans they replaced: events by
-// id (first owner wins), the kernel-image fallback for kernel samples outside every mapping,
-// and process tables shared after FORK until one side changes. Their cost is measured on
-// real files (pbid-craft) outside the unit tests; these tests pin the answers.
+// Session, beside session.cpp. The session's indexed lookups give the answers of the plain scans
+// they replaced: events by id (first owner wins), the kernel-image fallback for kernel samples
+// outside every mapping, and process tables shared after FORK until one side changes. Their cost is
+// measured on real files (pbid-craft) outside the unit tests; these tests pin the answers.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/session.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -32,7 +33,7 @@ Mmap2Record Map(int32_t pid, uint64_t start, uint64_t len, const char* path, uin
 
 RecordBytes Sample(uint16_t cpumode, int32_t pid, uint64_t ip, uint64_t time, const EventAttr& a,
                    uint64_t id = 1) {
-  return BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
+  return *BuildSample(fixtures::Sample(cpumode, ip, pid, id, time), {}, a);
 }
 
 RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
@@ -49,8 +50,7 @@ RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
 // The file's samples in order, each as the path of its mapping ("-" for none).
 std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
                                      const std::vector<RecordBytes>& recs) {
-  std::string path =
-      std::string(::testing::TempDir()) + "/pbid-index-" + std::to_string(getpid()) + ".data";
+  std::string path = testing::TempPath("index.data");
   auto w = PerfDataWriter::Create(path, attrs);
   EXPECT_TRUE(w.ok()) << w.error().ToString();
   for (const RecordBytes& r : recs)
@@ -76,20 +76,20 @@ TEST(SessionIndexTest, KernelSamplesOutsideEveryMapFallBackToTheImage) {
   EventAttr a = Attr({1}, true);
   constexpr uint16_t kKernel = PERF_RECORD_MISC_KERNEL;
   std::vector<RecordBytes> recs = {
-      BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
-      BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
+      *BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
+      *BuildMmap2(Map(-1, kModule, 0x1000, "/lib/modules/m.ko", 2), kKernel, &a),
       Sample(kKernel, 0, kText - 1, 3, a),          // below everything
       Sample(kKernel, 0, kText + 0x100, 4, a),      // inside the image
       Sample(kKernel, 0, kModule + 0x10, 5, a),     // inside the module
       Sample(kKernel, 0, kModule + 0x2000, 6, a),   // past the module: the image, as perf
       Sample(kKernel, 0, kText + 0x2000000, 7, a),  // between image and module
       // A module loaded over the middle of the image splits it; both pieces stay the image.
-      BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
+      *BuildMmap2(Map(-1, kText + 0x800000, 0x1000, "/lib/modules/n.ko", 8), kKernel, &a),
       Sample(kKernel, 0, kText + 0x800010, 9, a),
       Sample(kKernel, 0, kText + 0x900000, 10, a),
       Sample(kKernel, 0, kText + 0x7fffff, 11, a),
       // Once nothing of the image is left, nothing falls back to it.
-      BuildMmap2(Map(-1, kText, 0x1000000, "/lib/modules/big.ko", 12), kKernel, &a),
+      *BuildMmap2(Map(-1, kText, 0x1000000, "/lib/modules/big.ko", 12), kKernel, &a),
       Sample(kKernel, 0, kModule + 0x2000, 13, a),
   };
   std::vector<std::string> want = {"-",
@@ -111,7 +111,7 @@ TEST(SessionIndexTest, EventsAreFoundByIdFirstOwnerFirst) {
   m.has_build_id = true;
   m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
   m.sample_id.id = 5;
-  std::string path = std::string(::testing::TempDir()) + "/pbid-index-ids.data";
+  std::string path = testing::TempPath("index-ids.data");
   auto w = PerfDataWriter::Create(path, {e1, e2, e3});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &e1)).ok());
@@ -135,12 +135,12 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   EventAttr a = Attr({1}, true);
   constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
   std::vector<RecordBytes> recs = {
-      BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
       Fork(11, 10, 2, a),
       Fork(12, 10, 3, a),
-      BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
-      BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
-      BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
+      *BuildMmap2(Map(11, 0x500000, 0x1000, "/lib/child.so", 4), kUser, &a),
+      *BuildMmap2(Map(10, 0x600000, 0x1000, "/lib/parent-late.so", 5), kUser, &a),
+      *BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/exec-over", 6), kUser, &a),
       Sample(kUser, 11, 0x400010, 7, a),   // inherited
       Sample(kUser, 11, 0x500010, 8, a),   // its own
       Sample(kUser, 11, 0x600010, 9, a),   // the parent's, after the fork: not inherited

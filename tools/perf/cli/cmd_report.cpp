@@ -4,27 +4,21 @@
 #include <getopt.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <memory>
-#include <vector>
-
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <memory>
 #include <string>
 
-#include "../cli/cli.h"
+#include "cli.h"
 #include "pbid/perf_data.h"
 #include "pbid/symbolize/report.h"
-#include "pbid/symbolize/report_cmd.h"
 
 namespace {
 
 // The exit codes of every perf-buildid command (cli.h), documented in --help.
-using pbid::cli::kExitBadInput;
-using pbid::cli::kExitFailure;
+using pbid::cli::ExitCodeFor;
 using pbid::cli::kExitOk;
 using pbid::cli::kExitUsage;
+using pbid::cli::Stage;
 
 const char kHelp[] =
     "NAME\n"
@@ -178,12 +172,13 @@ int pbid_cmd_report(int argc, char** argv) {
                              : pbid::PerfDataReader::Open(input);
   if (!reader.ok()) {
     fprintf(stderr, "perf-buildid report: %s\n", reader.error().ToStringIn(input).c_str());
-    return kExitBadInput;
+    return ExitCodeFor(reader.error(), Stage::kInput);
   }
+  // A symbolizer that cannot be set up (debuginfod) is a failure, not a corrupt input.
   auto report = pbid::Report::Build(**reader, opts);
   if (!report.ok()) {
     fprintf(stderr, "perf-buildid report: %s\n", report.error().ToStringIn(input).c_str());
-    return kExitBadInput;
+    return ExitCodeFor(report.error(), Stage::kOperation);
   }
   (*report)->PrintTable(stdout);
   (*report)->PrintCoverage(stdout);
@@ -191,7 +186,7 @@ int pbid_cmd_report(int argc, char** argv) {
     pbid::Status st = (*report)->WritePprof(output);
     if (!st.ok()) {
       fprintf(stderr, "perf-buildid report: %s\n", st.error().ToString().c_str());
-      return kExitFailure;
+      return ExitCodeFor(st.error(), Stage::kOperation);
     }
     fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
   }

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The feature sections of perf.data: one row per bit with its name, encoder and decoder.
+#include <unordered_map>
+
+#include "pbid/record_builder.h"
+#include "perf_data_format.h"
+
+namespace pbid {
+namespace internal {
+
+void WriteString(ByteWriter& w, const std::string& s) {
+  size_t len = (s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign;
+  w.U32(static_cast<uint32_t>(len));
+  w.PaddedString(s, kNameAlign);
+}
+
+Result<std::string> ReadString(const ByteReader& br, size_t* off, const std::string& field) {
+  PBID_ASSIGN_OR_RETURN(uint32_t len, br.U32(*off, (field + ".len").c_str()));
+  PBID_ASSIGN_OR_RETURN(std::string_view s, br.CString(*off + 4, len, field.c_str()));
+  *off += 4 + len;
+  return std::string(s);
+}
+
+namespace {
+
+ByteReader Reader(const FeatureSection& s) {
+  return ByteReader(s.base + s.off, s.size, s.swap, s.off);
+}
+
+// The string features: one perf string each.
+template <int kBit, std::optional<std::string> Features::*kMember>
+Result<bool> EncodeString(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!(f.*kMember))
+    return false;
+  WriteString(w, *(f.*kMember));
+  return true;
+}
+
+template <int kBit, std::optional<std::string> Features::*kMember>
+Status DecodeString(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  size_t pos = 0;
+  PBID_ASSIGN_OR_RETURN(f->*kMember, ReadString(Reader(s), &pos, FeatureField(kBit, "")));
+  return Ok();
+}
+
+// HEADER_BUILD_ID: PERF_RECORD_HEADER_BUILD_ID records back to back.
+Result<bool> EncodeBuildIds(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.build_ids)
+    return false;
+  for (const BuildIdEntry& e : *f.build_ids) {
+    PBID_ASSIGN_OR_RETURN(RecordBytes rec,
+                          BuildHeaderBuildId(e.pid, e.misc, e.build_id, e.filename));
+    w.Bytes(rec.data(), rec.size());
+  }
+  return true;
+}
+
+Status DecodeBuildIds(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  std::vector<BuildIdEntry> entries;
+  uint64_t pos = 0;
+  while (pos < s.size) {
+    auto h = ParseRecordHeader(s.base + s.off + pos, s.size - pos, s.swap, s.off + pos);
+    if (!h.ok()) {
+      Error e = h.error();
+      e.field = "feature[BUILD_ID]." + e.field;
+      return e;
+    }
+    auto b = ParseHeaderBuildId(RecordView{*h, s.base + s.off + pos, s.off + pos, s.swap});
+    if (!b.ok()) {
+      Error e = b.error();
+      e.field = "feature[BUILD_ID]." + e.field;
+      return e;
+    }
+    entries.push_back(BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask),
+                                   b->build_id, std::string(b->filename)});
+    pos += h->size;
+  }
+  f->build_ids = std::move(entries);
+  return Ok();
+}
+
+// HEADER_NRCPUS: u32 available, u32 online; written only when both are known.
+Result<bool> EncodeNrcpus(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.nr_cpus_avail || !f.nr_cpus_online)
+    return false;
+  w.U32(*f.nr_cpus_avail);
+  w.U32(*f.nr_cpus_online);
+  return true;
+}
+
+Status DecodeNrcpus(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  ByteReader br = Reader(s);
+  PBID_ASSIGN_OR_RETURN(uint32_t avail, br.U32(0, "feature[NRCPUS].nr_cpus_avail"));
+  PBID_ASSIGN_OR_RETURN(uint32_t online, br.U32(4, "feature[NRCPUS].nr_cpus_online"));
+  f->nr_cpus_avail = avail;
+  f->nr_cpus_online = online;
+  return Ok();
+}
+
+// HEADER_CMDLINE: u32 count, then that many perf strings.
+Result<bool> EncodeCmdline(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.cmdline)
+    return false;
+  w.U32(static_cast<uint32_t>(f.cmdline->size()));
+  for (const std::string& a : *f.cmdline)
+    WriteString(w, a);
+  return true;
+}
+
+Status DecodeCmdline(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  ByteReader br = Reader(s);
+  PBID_ASSIGN_OR_RETURN(uint32_t nr, br.U32(0, "feature[CMDLINE].nr"));
+  if (nr > s.size / 4)
+    return Error("feature[CMDLINE].nr", s.off, "count exceeds the section");
+  size_t pos = 4;
+  std::vector<std::string> args;
+  for (uint32_t i = 0; i < nr; i++) {
+    PBID_ASSIGN_OR_RETURN(std::string a,
+                          ReadString(br, &pos, "feature[CMDLINE].arg[" + std::to_string(i) + "]"));
+    args.push_back(std::move(a));
+  }
+  f->cmdline = std::move(args);
+  return Ok();
+}
+
+// HEADER_EVENT_DESC: u32 events, u32 attr size, then per event the attr, u32 id count, its
+// name (perf string) and its ids. Always written, from the attrs' names and ids.
+Result<bool> EncodeEventDesc(const Features&, const std::vector<EventAttr>& attrs, ByteWriter& w) {
+  w.U32(static_cast<uint32_t>(attrs.size()));
+  w.U32(kWrittenAttrSize);
+  for (const EventAttr& a : attrs) {
+    auto bytes = EncodeAttr(a.attr, false);
+    w.Bytes(bytes.data(), bytes.size());
+    w.U32(static_cast<uint32_t>(a.ids.size()));
+    WriteString(w, a.name);
+    for (uint64_t id : a.ids)
+      w.U64(id);
+  }
+  return true;
+}
+
+Status DecodeEventDesc(const FeatureSection& s, Features*, std::vector<EventAttr>* attrs) {
+  ByteReader br = Reader(s);
+  auto nre = br.U32(0, "feature[EVENT_DESC].nr");
+  auto sz = br.U32(4, "feature[EVENT_DESC].attr_size");
+  if (!nre.ok())
+    return nre.error();
+  if (!sz.ok())
+    return sz.error();
+  if (*sz < PERF_ATTR_SIZE_VER0 || *nre > s.size / *sz) {
+    return Error("feature[EVENT_DESC].attr_size", s.off + 4, "inconsistent with the section");
+  }
+  size_t pos = 8;
+  // Attrs by their first id, built once: matching each description against every attr
+  // would be quadratic in the number of events.
+  std::unordered_multimap<uint64_t, size_t> by_first_id;
+  for (size_t a = 0; a < attrs->size(); a++) {
+    if (!(*attrs)[a].ids.empty())
+      by_first_id.emplace((*attrs)[a].ids[0], a);
+  }
+  auto name_attr = [&](size_t a, const std::string& name) {
+    if ((*attrs)[a].name.empty())
+      (*attrs)[a].name = name;
+  };
+  for (uint32_t i = 0; i < *nre; i++) {
+    std::string field = "feature[EVENT_DESC].event[" + std::to_string(i) + "]";
+    if (!br.Has(pos, *sz))
+      return br.OutOfBounds(pos, *sz, field.c_str());
+    pos += *sz;
+    auto nri = br.U32(pos, (field + ".nr_ids").c_str());
+    if (!nri.ok())
+      return nri.error();
+    pos += 4;
+    auto name = ReadString(br, &pos, field + ".name");
+    if (!name.ok())
+      return name.error();
+    if (!br.Has(pos, static_cast<uint64_t>(*nri) * 8)) {
+      return br.OutOfBounds(pos, static_cast<uint64_t>(*nri) * 8, (field + ".ids").c_str());
+    }
+    uint64_t first_id = *nri ? br.U64At(pos) : 0;
+    pos += static_cast<uint64_t>(*nri) * 8;
+    // Names belong to the attr with the same ids, or the same index when ids are absent.
+    if (*nri == 0) {
+      if (i < attrs->size())
+        name_attr(i, *name);
+    } else {
+      auto [lo, hi] = by_first_id.equal_range(first_id);
+      for (auto it = lo; it != hi; ++it)
+        name_attr(it->second, *name);
+    }
+  }
+  return Ok();
+}
+
+// perf's feat_ops[] for the bits this library knows; a new feature is one row here, at its
+// bit's place.
+constexpr FeatureOps kFeatures[] = {
+    {0, "RESERVED", nullptr, nullptr},
+    {kFeatTracingData, "TRACING_DATA", nullptr, nullptr},
+    {kFeatBuildId, "BUILD_ID", EncodeBuildIds, DecodeBuildIds},
+    {kFeatHostname, "HOSTNAME", EncodeString<kFeatHostname, &Features::hostname>,
+     DecodeString<kFeatHostname, &Features::hostname>},
+    {kFeatOsrelease, "OSRELEASE", EncodeString<kFeatOsrelease, &Features::osrelease>,
+     DecodeString<kFeatOsrelease, &Features::osrelease>},
+    {kFeatVersion, "VERSION", EncodeString<kFeatVersion, &Features::version>,
+     DecodeString<kFeatVersion, &Features::version>},
+    {kFeatArch, "ARCH", EncodeString<kFeatArch, &Features::arch>,
+     DecodeString<kFeatArch, &Features::arch>},
+    {kFeatNrcpus, "NRCPUS", EncodeNrcpus, DecodeNrcpus},
+    {kFeatCpudesc, "CPUDESC", EncodeString<kFeatCpudesc, &Features::cpudesc>,
+     DecodeString<kFeatCpudesc, &Features::cpudesc>},
+    {kFeatCpuid, "CPUID", nullptr, nullptr},
+    {kFeatTotalMem, "TOTAL_MEM", nullptr, nullptr},
+    {kFeatCmdline, "CMDLINE", EncodeCmdline, DecodeCmdline},
+    {kFeatEventDesc, "EVENT_DESC", EncodeEventDesc, DecodeEventDesc},
+};
+
+constexpr bool InBitOrder() {
+  for (size_t i = 1; i < sizeof(kFeatures) / sizeof(kFeatures[0]); i++) {
+    if (kFeatures[i].bit <= kFeatures[i - 1].bit)
+      return false;
+  }
+  return kFeatures[0].bit >= 0 &&
+         kFeatures[sizeof(kFeatures) / sizeof(kFeatures[0]) - 1].bit < kFeatBits;
+}
+// The writer emits sections in table order; perf assigns them to bits in ascending order.
+static_assert(InBitOrder(), "the feature table must be in ascending bit order");
+
+}  // namespace
+
+FeatureList FeatureTable() {
+  return {kFeatures, kFeatures + sizeof(kFeatures) / sizeof(kFeatures[0])};
+}
+
+const FeatureOps* FindFeature(int bit) {
+  for (const FeatureOps& op : FeatureTable()) {
+    if (op.bit == bit)
+      return &op;
+  }
+  return nullptr;
+}
+
+std::string FeatureField(int bit, const char* what) {
+  const FeatureOps* op = FindFeature(bit);
+  return std::string("feature[") + (op ? op->name : std::to_string(bit)) + "]" + what;
+}
+
+}  // namespace internal
+}  // namespace pbid

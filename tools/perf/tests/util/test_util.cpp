@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace pbid::testing {
+
+TempDir::TempDir() {
+  const char* base = getenv("TMPDIR");
+  std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/pbid-test-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) != nullptr)
+    path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  if (path_.empty() || getenv("PBID_KEEP_TEMP") != nullptr)
+    return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempPath(const std::string& name) {
+  return std::string(::testing::TempDir()) + "/pbid-" + std::to_string(getpid()) + "-" + name;
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+CommandResult RunCommand(const std::string& command, int timeout_s) {
+  CommandResult r;
+  std::string cmd =
+      "timeout -k 5 " + std::to_string(timeout_s) + " sh -c " + Quote(command) + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+    r.output.append(buf, n);
+  int status = pclose(p);
+  if (status != -1 && WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (status != -1 && WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+}  // namespace pbid::testing

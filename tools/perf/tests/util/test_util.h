@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Helpers every test of perf-buildid shares (library pbid_testutil): temporary files and
+// directories, running real programs through the shell, reading files whole.
+#ifndef PBID_TESTS_UTIL_TEST_UTIL_H_
+#define PBID_TESTS_UTIL_TEST_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pbid::testing {
+
+// A fresh directory under $TMPDIR, removed with its contents at the end of its scope (kept
+// when PBID_KEEP_TEMP is set). path() is empty if it could not be created.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A file name in gtest's temporary directory, unique to this process: "<tmp>/pbid-PID-name".
+std::string TempPath(const std::string& name);
+
+struct CommandResult {
+  int exit_code = -1;  // the exit status, 128 + signal if killed, -1 if it could not run
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command line, killing it after timeout_s seconds (coreutils `timeout`: a run
+// that takes longer exits 124).
+CommandResult RunCommand(const std::string& command, int timeout_s = 60);
+
+// Shell-quotes one argument.
+std::string Quote(const std::string& s);
+
+// The whole file ("" if it cannot be read).
+std::string ReadFile(const std::string& path);
+std::vector<uint8_t> ReadBytes(const std::string& path);
+
+}  // namespace pbid::testing
+
+#endif  // PBID_TESTS_UTIL_TEST_UTIL_H_
