@@ -14,6 +14,7 @@
 # plain on 5.10 within the spread of the boots.
 set -euo pipefail
 . "$(dirname "$0")/../kernel/scripts/common.sh"
+. "$(dirname "$0")/lib.sh"
 
 iters=50000 rounds=9 boots=3 out=$LAB_ROOT/build/bench/kernel-mmap.md
 while getopts "n:r:b:o:" o; do
@@ -59,19 +60,7 @@ for b in $(seq 1 "$boots"); do
 done
 
 # Per kernel: the median over boots of each mode's median, and the spread of plain over boots.
-awk -v iters="$iters" -v rounds="$rounds" -v boots="$boots" '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function spread(list,   n, a, i, lo, hi) {
-	n = split(list, a, " "); lo = hi = a[1]
-	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i]; if (a[i] + 0 > hi) hi = a[i] }
-	return lo "–" hi
-}
+awk -v iters="$iters" -v rounds="$rounds" -v boots="$boots" "$BENCH_AWK_STATS"'
 $3 == "clocksource" { clk[$1] = $4; next }
 $3 == "added" { add[$1 SUBSEP $4] = add[$1 SUBSEP $4] " " $6; next }
 $3 == "mode" && $5 == "unsupported" { unsup[$1 SUBSEP $4] = 1; next }

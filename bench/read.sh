@@ -14,7 +14,8 @@
 # Writes OUT.md (default build/bench/read.md), the raw measurements beside it (.tsv) and a
 # plot of time and peak memory against file size (.svg) when gnuplot is installed.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+root=$BENCH_ROOT
 runs=5 sizes="16 64 256 1024" report_max=256
 datadir=${BENCH_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap/bench}
 out=$root/build/bench/read.md
@@ -28,8 +29,7 @@ while getopts "n:s:R:d:o:" o; do
 	*) exit 2 ;;
 	esac
 done
-die() { echo "bench: error: $*" >&2; exit 1; }
-pbid=${PBID:-$root/build/bin/perf-buildid}
+pbid=$PBID
 [ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
 command -v perf >/dev/null || die "no perf (Debian's linux-perf)"
 [ -x /usr/bin/time ] || die "no /usr/bin/time (Debian's time)"
@@ -116,19 +116,12 @@ for f in "${files[@]}"; do
 	fi
 done
 
-awk -F '\t' -v perfv="$perf_version" '
+awk -F '\t' -v perfv="$perf_version" "$BENCH_AWK_STATS"'
 NR == 1 { next }
 {
 	k = $1 SUBSEP $2 SUBSEP $4
 	wall[k] = wall[k] " " $5; cpu[k] = cpu[k] " " $6; rss[k] = rss[k] " " $7; mb[$2] = $3
 	if (!(($1 SUBSEP $2) in seen)) { seen[$1 SUBSEP $2] = 1; row[++n] = $1 SUBSEP $2 }
-}
-function median(list,   m, a, i, j, t) {
-	m = split(list, a, " ")
-	for (i = 1; i <= m; i++)
-		for (j = i + 1; j <= m; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
 	print "| command | file | MB | perf-buildid wall s | perf " perfv " wall s | speed ratio | perf-buildid MB/s | perf-buildid CPU s | perf CPU s | perf-buildid peak RSS MB | perf peak RSS MB | RSS ratio |"
@@ -148,9 +141,8 @@ if command -v gnuplot >/dev/null; then
 	for c in buildid-list script report; do
 		for t in perf-buildid perf; do
 			awk -F '\t' -v c="$c" -v t="$t" 'NR > 1 && $1 == c && $4 == t && $2 ~ /^perf-/ { print $3, $5, $7 / 1024 }' "$tsv" |
-				sort -n | awk '{ k = $1; w[k] = w[k] " " $2; r[k] = r[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
-				function med(l,  m, a, i, j, x) { m = split(l, a, " "); for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { x = a[i]; a[i] = a[j]; a[j] = x }; return a[int((m + 1) / 2)] }
-				END { for (i = 1; i <= n; i++) print o[i], med(w[o[i]]), med(r[o[i]]) }' >"$work/$c-$t.dat"
+				sort -n | awk "$BENCH_AWK_STATS"'{ k = $1; w[k] = w[k] " " $2; r[k] = r[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
+				END { for (i = 1; i <= n; i++) print o[i], median(w[o[i]]), median(r[o[i]]) }' >"$work/$c-$t.dat"
 		done
 	done
 	gnuplot 2>"$work/gnuplot.log" <<EOF || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }

@@ -10,7 +10,8 @@
 #    records kept, both counted by `perf report -D` on each tool's file.
 # Writes OUT.md (default build/bench/record.md) and the raw measurements beside it (.tsv).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+root=$BENCH_ROOT
 runs=5 freq=4000 pages=128 out=$root/build/bench/record.md storm_secs=3 work_mb=1500
 while getopts "n:F:m:o:s:w:" o; do
 	case $o in
@@ -23,8 +24,7 @@ while getopts "n:F:m:o:s:w:" o; do
 	*) exit 2 ;;
 	esac
 done
-die() { echo "bench: error: $*" >&2; exit 1; }
-pbid=${PBID:-$root/build/bin/perf-buildid}
+pbid=$PBID
 [ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
 mkdir -p "$(dirname "$out")"
 tsv=${out%.md}.tsv
@@ -79,14 +79,8 @@ for r in $(seq 1 "$runs"); do
 	for t in "${order[@]}"; do [ "$t" = none ] || run_storm "$t"; done
 done
 
-awk -F '\t' -v runs="$runs" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" '
-function median(list,   m, a, i, j, t) {
-	m = split(list, a, " ")
-	for (i = 1; i <= m; i++)
-		for (j = i + 1; j <= m; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-}
+awk -F '\t' -v runs="$runs" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
+	"$BENCH_AWK_STATS"'
 $1 == "cpu" { t[$2] = t[$2] " " $3 }
 $1 == "storm" { maps[$2] = maps[$2] " " $3; lost[$2] = lost[$2] " " $4; mm[$2] = mm[$2] " " $5; lsum[$2] += $4 }
 END {

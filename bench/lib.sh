@@ -1,0 +1,23 @@
+# Shared by the bench scripts: paths, errors, and the statistics every table uses.
+# shellcheck shell=bash
+
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PBID=${PBID:-$BENCH_ROOT/build/bin/perf-buildid}
+declare -F die >/dev/null || die() { echo "bench: error: $*" >&2; exit 1; }
+
+# awk functions, put in front of a program: the median of a space-separated list of numbers
+# (the mean of the middle two for an even count), and its range as "lo–hi".
+BENCH_AWK_STATS='
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function spread(list,   n, a, i, lo, hi) {
+	n = split(list, a, " "); lo = hi = a[1]
+	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i]; if (a[i] + 0 > hi) hi = a[i] }
+	return lo "–" hi
+}
+'
