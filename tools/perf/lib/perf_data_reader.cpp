@@ -79,6 +79,13 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& 
   return r;
 }
 
+void PerfDataReader::ReleasePages() const {
+  // A private, read-only file mapping that was never written: MADV_DONTNEED only drops the
+  // page table entries, and the data comes back from the page cache on the next read.
+  if (mapped_)
+    madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+}
+
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<uint8_t> bytes) {
   std::unique_ptr<PerfDataReader> r(new PerfDataReader());
   r->owned_ = std::move(bytes);
@@ -301,6 +308,7 @@ Status PerfDataReader::ParseFileHeader() {
 
 Status PerfDataReader::WalkRecords() {
   uint64_t off = data_off_, end = data_off_ + data_size_;
+  PageReleaser pages(*this);
   while (off < end) {
     auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
     if (!h.ok()) {
@@ -375,6 +383,7 @@ Status PerfDataReader::WalkRecords() {
     }
     record_count_++;
     off += h->size + payload;
+    pages.Read(h->size + payload);
   }
   return Ok();
 }

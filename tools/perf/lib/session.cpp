@@ -150,7 +150,9 @@ std::vector<Session::Ordered> Session::TimeOrder() {
   bool synth = true;
   uint64_t last_time = 0;
   uint64_t prev_mmap_off = UINT64_MAX;
+  PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
+    pages.Read(r.header.size);
     if (r.header.type == kRecordFinishedInit) {
       synth = false;
       has_finished_init = true;
@@ -193,8 +195,10 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
       table_[e.filename] = e.build_id;
   }
   uint64_t first_unknown = 0, first_unknown_id = 0;
+  PerfDataReader::PageReleaser pages(reader_);
   for (const Ordered& e : TimeOrder()) {
     RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
+    pages.Read(r.header.size);
     stats_.records++;
     const EventAttr* attr = reader_.AttrForRecord(r);
     if (attr == nullptr) {

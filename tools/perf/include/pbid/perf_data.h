@@ -126,6 +126,29 @@ class PerfDataReader {
   Range records() const { return Range{this}; }
   uint64_t record_count() const { return record_count_; }
 
+  // Lets the kernel take back the pages of a mapped file that were read so far. They stay
+  // readable: the next access maps them again from the page cache. A long pass calls this
+  // after every kReleasePagesEvery bytes, so that its resident memory does not grow with the
+  // file it reads.
+  void ReleasePages() const;
+  static constexpr uint64_t kReleasePagesEvery = uint64_t{64} << 20;
+  // Counts what a pass has read and releases the pages after every kReleasePagesEvery bytes.
+  class PageReleaser {
+   public:
+    explicit PageReleaser(const PerfDataReader& reader) : reader_(reader) {}
+    void Read(uint64_t bytes) {
+      read_ += bytes;
+      if (read_ >= kReleasePagesEvery) {
+        reader_.ReleasePages();
+        read_ = 0;
+      }
+    }
+
+   private:
+    const PerfDataReader& reader_;
+    uint64_t read_ = 0;
+  };
+
  private:
   PerfDataReader() = default;
   static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes

@@ -113,11 +113,13 @@ class Session {
 
  private:
   // Process, in steps: the records in time order, then one handler per record type.
+  // One per record of the file: kept small, since there are millions.
   struct Ordered {
     uint64_t time;
-    uint64_t offset;
-    bool synth;  // before FINISHED_INIT (without it: time 0): written by the recorder
+    uint64_t offset : 63;
+    uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
+  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per record");
   std::vector<Ordered> TimeOrder();
   Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
   Status OnComm(const RecordView& r, const EventAttr& attr);
