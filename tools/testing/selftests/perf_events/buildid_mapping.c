@@ -377,8 +377,10 @@ TEST(page_cache_miss)
  * record must carry either the file's id or the fallback payload: a
  * parser that reads a header field twice (check one value, use another)
  * would copy garbage or crash.  The id bytes themselves never change.  Both
- * kinds of record must show up: a kernel that always falls back (or never
- * does) has not parsed the file at all (or not under the writer).
+ * kinds of record must show up, each after the other: a kernel that always
+ * falls back (or never does) has not parsed the file at all (or not under
+ * the writer), and one whose records stop falling back once it found the
+ * id has kept that id instead of parsing the file again.
  */
 struct rewrite_ctx {
 	const char *name;
@@ -386,6 +388,8 @@ struct rewrite_ctx {
 	size_t id_len;
 	const struct stat *st;
 	int with_id, fallback, wrong;
+	/* changes of kind from one record to the next: to the id, to the fallback */
+	int to_id, to_fallback, last;
 	struct bid_mmap2 bad;
 };
 
@@ -400,10 +404,14 @@ static int rewrite_cb(const struct perf_event_header *h, void *arg)
 	if (r.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		ok = r.build_id_size == c->id_len && !memcmp(r.build_id, c->id, c->id_len);
 		c->with_id += ok;
+		c->to_id += ok && c->last == 'f';
+		c->last = ok ? 'i' : c->last;
 	} else {
 		ok = r.maj == major(c->st->st_dev) && r.min == minor(c->st->st_dev) &&
 		     r.ino == c->st->st_ino;
 		c->fallback += ok;
+		c->to_fallback += ok && c->last == 'i';
+		c->last = ok ? 'f' : c->last;
 	}
 	if (!ok && !c->wrong++)
 		c->bad = r;
@@ -466,11 +474,11 @@ TEST(concurrent_rewrite)
 	c.st = &st;
 	ASSERT_EQ(0, bid_event_open(&ev, &o));
 	ASSERT_EQ(0, bid_event_enable(&ev));
-	/* 1.5 s, and up to 10 s until both kinds of record were seen */
+	/* 1.5 s, and up to 10 s until each kind of record followed the other */
 	now = bid_now_ns();
 	min_end = now + 1500000000ull;
 	max_end = now + 10000000000ull;
-	for (i = 0; now < max_end && (now < min_end || !c.with_id || !c.fallback);
+	for (i = 0; now < max_end && (now < min_end || !c.to_id || !c.to_fallback);
 	     i++, now = bid_now_ns()) {
 		void *p = mmap(NULL, f.size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 
@@ -483,7 +491,8 @@ TEST(concurrent_rewrite)
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, bid_event_disable(&ev));
 	bid_event_drain(&ev, rewrite_cb, &c);
-	TH_LOG("%d records with the id, %d fallbacks", c.with_id, c.fallback);
+	TH_LOG("%d records with the id, %d fallbacks; %d changes to the id, %d to the fallback",
+	       c.with_id, c.fallback, c.to_id, c.to_fallback);
 	ASSERT_EQ(0, c.wrong) TH_LOG("wrong record: misc %#x union %s", c.bad.misc,
 				     bid_hex(c.bad.raw, sizeof(c.bad.raw), raw));
 	ASSERT_EQ(0, ev.lost);
@@ -492,6 +501,9 @@ TEST(concurrent_rewrite)
 	ASSERT_LT(0, c.with_id) TH_LOG("no record carried the id (%zu page(s) of the copy cached)",
 				       resident);
 	ASSERT_LT(0, c.fallback) TH_LOG("no record fell back while n_descsz was 0xffffffff");
+	ASSERT_LT(0, c.to_fallback)
+		TH_LOG("no fallback after a record with the id: the id was kept, not parsed");
+	ASSERT_LT(0, c.to_id) TH_LOG("no record had the id after one fell back");
 	bid_event_close(&ev);
 	close(fd);
 	close(f.fd);
