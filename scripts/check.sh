@@ -41,6 +41,8 @@ step "kernel series: git am, checkpatch, build after each patch" make --no-print
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "module ABI: every genksyms CRC unchanged (lab modversions kernels, pristine and patched)" \
 	kernel/scripts/abi-check.sh lab
+step "module ABI: Debian 11's config, W=1 C=1, every CRC equal to Debian's shipped Module.symvers" \
+	kernel/scripts/abi-check.sh debian
 step "lab self-test: failure, hang, kernel warning, early death each detected" \
 	kernel/scripts/lab-selftest.sh 5.10
 for k in 5.10-buildid 5.10 6.12 5.10-buildid-kasan; do
