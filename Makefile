@@ -32,6 +32,14 @@ kernel-crossbuild: deps
 vm-test: deps
 	@$(LAB)/vm-test.sh $(KERNEL)
 
+.PHONY: vm-test-rt
+# The selftests on Debian's PREEMPT_RT flavour under the series (lockdep, DEBUG_ATOMIC_SLEEP):
+# a clean console and the verdicts of 5.10-buildid, case by case (its vm-test runs first when
+# it has no verdicts yet).
+vm-test-rt: deps
+	@[ -s $(BUILD)/selftests/5.10-buildid/verdicts.txt ] || $(LAB)/vm-test.sh 5.10-buildid
+	@$(LAB)/vm-test.sh 5.10-rt-buildid && $(LAB)/compare-verdicts.sh 5.10-buildid 5.10-rt-buildid
+
 # Each kernel/mutations/*.patch breaks the series on purpose; the selftests must catch each.
 # Not part of check (one incremental kernel build per mutation, about 30 s each).
 mutation-test: deps

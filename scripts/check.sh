@@ -83,6 +83,8 @@ same_verdicts() {
 		}' "$x" "$b" "$a"
 }
 step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences" same_verdicts
+step "vm-test 5.10-rt-buildid (Debian's PREEMPT_RT, lockdep): clean, the verdicts of 5.10-buildid" \
+	make --no-print-directory vm-test-rt
 for k in 5.10-buildid 5.10; do
 	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
 done
