@@ -56,6 +56,9 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 	tools/testing/selftests/perf_events/expected-differences.txt
 step "vm-test 5.10-rt-buildid (Debian's PREEMPT_RT, lockdep): clean, the verdicts of 5.10-buildid" \
 	make --no-print-directory vm-test-rt
+# The 64 KiB-page kernel (make vm-test-arm64) stays out: one more kernel build, about 6 min cold.
+step "vm-test 5.10-buildid-arm64 (qemu-system-aarch64): x86_64's verdicts but for the listed differences" \
+	make --no-print-directory vm-test-arm64 ARM64_KERNELS=5.10-buildid-arm64
 for k in 5.10-buildid 5.10; do
 	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
 done
