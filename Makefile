@@ -32,6 +32,27 @@ kernel-crossbuild: deps
 vm-test: deps
 	@$(LAB)/vm-test.sh $(KERNEL)
 
+.PHONY: vm-test-rt vm-test-arm64
+# The selftests on Debian's PREEMPT_RT flavour under the series (lockdep, DEBUG_ATOMIC_SLEEP):
+# a clean console and the verdicts of 5.10-buildid, case by case (its vm-test runs first when
+# it has no verdicts yet).
+vm-test-rt: deps
+	@[ -s $(BUILD)/selftests/5.10-buildid/verdicts.txt ] || $(LAB)/vm-test.sh 5.10-buildid
+	@$(LAB)/vm-test.sh 5.10-rt-buildid && $(LAB)/compare-verdicts.sh 5.10-buildid 5.10-rt-buildid
+
+# The selftests, cross-compiled, on qemu-system-aarch64 with 4 KiB and 64 KiB pages: the
+# verdicts of x86_64's 5.10-buildid but for the cases listed, with their reasons, in
+# expected-differences-arm64.txt. check boots the 4 KiB kernel only (ARM64_KERNELS): it is the
+# image kernel-crossbuild builds anyway, while the 64 KiB one is another kernel build.
+ARM64_KERNELS ?= 5.10-buildid-arm64 5.10-buildid-arm64-64k
+ARM64_DIFFERENCES := tools/testing/selftests/perf_events/expected-differences-arm64.txt
+vm-test-arm64: deps
+	@[ -s $(BUILD)/selftests/5.10-buildid/verdicts.txt ] || $(LAB)/vm-test.sh 5.10-buildid
+	@rc=0; for k in $(ARM64_KERNELS); do \
+		$(LAB)/vm-test.sh $$k && \
+			$(LAB)/compare-verdicts.sh 5.10-buildid $$k $(ARM64_DIFFERENCES) || rc=1; \
+	done; exit $$rc
+
 # Each kernel/mutations/*.patch breaks the series on purpose; the selftests must catch each.
 # Not part of check (one incremental kernel build per mutation, about 30 s each).
 mutation-test: deps

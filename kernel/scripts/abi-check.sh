@@ -19,6 +19,8 @@
 # Results are cached by a key over their inputs; ABI_CHECK_FORCE=1 recomputes them.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+# sort and join must agree on the order of the symbol names.
+export LC_ALL=C
 
 noguard=0
 [ "${1:-}" = --no-guard ] && { noguard=1; shift; }
@@ -77,7 +79,7 @@ fi
 compare_symvers() {
 	join -a1 -a2 -e - -o 0,1.2,2.2 \
 		<(awk '{print $2, $1}' "$1" | sort -k1,1) <(awk '{print $2, $1}' "$2" | sort -k1,1) |
-		awk '$2 != $3'
+		awk '"" $2 != "" $3'
 }
 
 lab() {
@@ -128,7 +130,9 @@ deb_build() {
 	local o
 	for o in "${objs[@]}"; do
 		[ -f "$obj/$o" ] || die "$o was not built ($log)"
-		nm "$obj/$o" | awk '$3 ~ /^__crc_/ { sub(/^__crc_/, "", $3); print $3, "0x" $1 }'
+		# 5.10's __crc_ symbols are absolute, their value is the CRC; nm prints 64-bit values
+		# and Module.symvers 0x%08x.
+		nm "$obj/$o" | awk '$3 ~ /^__crc_/ { sub(/^__crc_/, "", $3); print $3, "0x" tolower(substr($1, length($1) - 7)) }'
 	done | sort >"$AC/debian-$name.crcs"
 	# Warnings in the files the series touches, with line and column numbers dropped so that
 	# moved code compares equal.
@@ -174,12 +178,12 @@ debian() {
 	awk '{print $2, $1}' "$symvers" | sort >"$AC/debian-shipped.crcs"
 	n=$(wc -l <"$AC/debian-pristine.crcs")
 	[ "$n" -gt 0 ] || die "the objects export nothing: no __crc_ symbols (genksyms did not run?)"
-	p_eq=$(join "$AC/debian-pristine.crcs" "$AC/debian-shipped.crcs" | awk '$2 == $3' | wc -l)
-	b_eq=$(join "$AC/debian-patched.crcs" "$AC/debian-shipped.crcs" | awk '$2 == $3' | wc -l)
+	p_eq=$(join "$AC/debian-pristine.crcs" "$AC/debian-shipped.crcs" | awk '"" $2 == "" $3' | wc -l)
+	b_eq=$(join "$AC/debian-patched.crcs" "$AC/debian-shipped.crcs" | awk '"" $2 == "" $3' | wc -l)
 	changed=$(join -a1 -e - -o 0,1.2,2.2 "$AC/debian-pristine.crcs" "$AC/debian-patched.crcs" |
-		awk '$2 != $3' | tee "$AC/debian-changed.txt" | wc -l)
+		awk '"" $2 != "" $3' | tee "$AC/debian-changed.txt" | wc -l)
 	join -a1 -e - -o 0,1.2,2.2 "$AC/debian-patched.crcs" "$AC/debian-shipped.crcs" |
-		awk '$2 != $3' >"$AC/debian-vs-shipped.txt"
+		awk '"" $2 != "" $3' >"$AC/debian-vs-shipped.txt"
 	local hit
 	for s in perf_event_create_kernel_counter perf_pmu_register; do
 		hit=$(grep "^$s " "$AC/debian-patched.crcs" | awk '{print $2}')
