@@ -59,12 +59,15 @@ if [ "${1:-}" = --root-only ]; then
 fi
 
 # The tree as git sees it (committed or not, without build/), copied with its file times so
-# that the build directory in the root stays valid between runs.
+# that the build directory in the root stays valid between runs. The copy starts empty: rsync
+# --delete does not remove what --files-from no longer lists, and a file deleted from the tree
+# (a renamed test, say) would still be built there.
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 git -C "$repo" ls-files -co --exclude-standard >"$list"
+rm -rf "$root/src"
 mkdir -p "$root/src" "$root/build"
-rsync -a --delete --files-from="$list" "$repo/" "$root/src/"
+rsync -a --files-from="$list" "$repo/" "$root/src/"
 commit=$(git -C "$repo" rev-parse --short=12 HEAD)
 git -C "$repo" diff --quiet HEAD -- . || commit+=-dirty
 

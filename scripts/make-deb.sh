@@ -34,6 +34,12 @@ else
 fi
 # Unchanged files keep their times, so a second build in the same OUTDIR is incremental.
 rsync -a --delete --files-from="$list" --exclude=/build "$repo/" "$src/"
+# rsync does not delete what --files-from no longer lists. A source file that left the tree (a
+# renamed test: CMake globs them) must leave the copy too; the build directory stays.
+sed 's|^\./||' "$list" | sort >"$list.want"
+(cd "$src" && find tools include -type f | sort) | comm -23 - "$list.want" |
+	while read -r f; do rm -f "$src/$f"; done
+rm -f "$list.want"
 when=$(git -C "$repo" log -1 --format=%aD 2>/dev/null || date -R)
 cat >"$src/debian/changelog" <<CHANGELOG
 perf-buildid ($version) unstable; urgency=medium
