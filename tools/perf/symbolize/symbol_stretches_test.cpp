@@ -128,8 +128,9 @@ TEST(SymbolStretchesTest, SameAsLibdwflOnTheCLibrary) {
   ASSERT_NE(nullptr, f);
   char line[4096];
   while (libc.empty() && fgets(line, sizeof(line), f) != nullptr) {
+    // libc.so.6 on Debian 12; libc-2.31.so on Debian 11.
     const char* p = strchr(line, '/');
-    if (p != nullptr && strstr(p, "/libc.so") != nullptr) {
+    if (p != nullptr && (strstr(p, "/libc.so") != nullptr || strstr(p, "/libc-2.") != nullptr)) {
       libc = p;
       libc.erase(libc.find_last_not_of('\n') + 1);
     }
