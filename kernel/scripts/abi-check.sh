@@ -44,7 +44,8 @@ noguard_series() {
 		git -C "$base" worktree prune
 		rm -rf "$tree" "$dir.tmp"
 		git -C "$base" worktree add -q --detach "$tree" pristine
-		for p in $(series_files); do
+		read_series
+		for p in "${SERIES[@]}"; do
 			git -C "$tree" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p"
 		done
 		grep -q __GENKSYMS__ "$tree/include/uapi/linux/perf_event.h" ||
@@ -59,7 +60,8 @@ noguard_series() {
 			-m "abi-check: drop the __GENKSYMS__ guard (negative test)"
 		mkdir -p "$dir.tmp"
 		cp "$SERIES_DIR/series" "$dir.tmp/"
-		for p in $(series_files); do cp "$p" "$dir.tmp/"; done
+		read_series
+		for p in "${SERIES[@]}"; do cp "$p" "$dir.tmp/"; done
 		git -C "$tree" format-patch -q -1 --stdout >"$dir.tmp/9999-abi-noguard.patch"
 		echo 9999-abi-noguard.patch >>"$dir.tmp/series"
 		git -C "$base" worktree remove --force "$tree"

@@ -67,9 +67,19 @@ series_files() {
 	done <"$SERIES_DIR/series"
 }
 
+# read_series: SERIES, an array of the patches of the series in order. Unlike a loop over
+# $(series_files), a series that names a missing patch stops the script here.
+read_series() {
+	local out
+	out=$(series_files) || exit 1
+	SERIES=()
+	[ -z "$out" ] || mapfile -t SERIES <<<"$out"
+}
+
 series_hash() {
 	local f
-	{ for f in $(series_files); do sha256sum <"$f"; done; } | sha256sum | cut -c1-16
+	read_series
+	{ for f in "${SERIES[@]}"; do sha256sum <"$f"; done; } | sha256sum | cut -c1-16
 }
 
 config_fragments() {
@@ -100,12 +110,17 @@ config_fragments() {
 LAB_BUILD_EPOCH=2
 
 # kernel_key: a hash of everything that determines the built image.
+# The version and the fragments are read first: inside the pipe, a failure (no
+# linux-source package, say) would only leave a blank in the key.
 kernel_key() {
+	local version frags f
+	version=$(pkg_version "$K_BASE") || exit 1
+	frags=$(config_fragments) || exit 1
 	{
-		echo "$K_NAME $(pkg_version "$K_BASE")"
+		echo "$K_NAME $version"
 		[ "$K_PATCHED" = 1 ] && series_hash
 		[ "$K_RT" = 1 ] && sha256sum <"$RT_PATCH"
-		for f in $(config_fragments); do cat "$f"; done
+		while IFS= read -r f; do cat "$f"; done <<<"$frags"
 		echo "build procedure $LAB_BUILD_EPOCH"
 		gcc --version | head -1
 	} | sha256sum | cut -c1-16

@@ -40,7 +40,8 @@ series_tree() {
 		mkdir -p "$dir/$(dirname "$f")"
 		git -C "$src" show "pristine:$f" >"$dir/$f" 2>/dev/null || rm -f "$dir/$f"
 	done < <(sed -n 's|^+++ b/||p' "$patch" | sort -u)
-	for p in $(series_files); do
+	read_series
+	for p in "${SERIES[@]}"; do
 		(cd "$dir" && git apply "${inc[@]}" "$p") || die "series patch $(basename "$p") does not apply"
 	done
 }
@@ -112,7 +113,8 @@ for m in "${names[@]}"; do
 	fi
 	sdir=$work/$m
 	mkdir -p "$sdir"
-	for p in $(series_files); do cp "$p" "$sdir/"; done
+	read_series
+	for p in "${SERIES[@]}"; do cp "$p" "$sdir/"; done
 	cp "$pf" "$sdir/9999-mutation-$m.patch"
 	{ cat "$SERIES_DIR/series"; echo "9999-mutation-$m.patch"; } >"$sdir/series"
 	progress "mutation $m" "$what"

@@ -68,7 +68,8 @@ patched_tree() {
 		git -C "$dir" reset -q --hard "$commit"
 		rm -f "$dir/.lab-series"
 		local p
-		for p in $(series_files); do
+		read_series
+		for p in "${SERIES[@]}"; do
 			git -C "$dir" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p" ||
 				{ git -C "$dir" am --abort || true; die "git am failed on $(basename "$p")"; }
 		done

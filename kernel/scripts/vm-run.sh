@@ -44,12 +44,12 @@ cp "$busybox" "$root/bin/busybox"
 cp "$LAB_ROOT/kernel/scripts/guest-init.sh" "$root/init"
 chmod +x "$root/init"
 cp -a "$payload" "$root/payload"
-for f in $(find "$root/payload" -type f -perm -u+x); do
+while IFS= read -r -d '' f; do
 	case $(file -b "$f") in *"dynamically linked"*) ;; *) continue ;; esac
-	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
+	while IFS= read -r lib; do
 		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
-	done
-done
+	done < <(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true)
+done < <(find "$root/payload" -type f -perm -u+x -print0)
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
 
 drive=()
