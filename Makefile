@@ -5,20 +5,29 @@ SHELL := /bin/bash
 KERNEL ?= 5.10-buildid
 LAB := kernel/scripts
 BUILD := $(CURDIR)/build
-CHECK_KERNELS := 5.10-buildid 5.10 6.12
-export LAB_T0 := $(shell date +%s)
+# The start of the outermost make, for the progress lines: sub-makes inherit it.
+ifndef LAB_T0
+LAB_T0 := $(shell date +%s)
+endif
+export LAB_T0
 
-.PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test vm-test-all series-check \
+.PHONY: mutation-test all deps kernel kernel-image kernel-crossbuild vm-test series-check \
 	perf-buildid unit-test selftests-host check run clean help uapi-header deb debian11
 
+# perf-buildid and its workloads (the default).
 all: perf-buildid
 
+# Every target with the first line of the comment above it.
 help:
-	@sed -n 's/^## //p' README.md 2>/dev/null || true
+	@awk '/^# / { if (!in_comment) c = substr($$0, 3); in_comment = 1; next } { in_comment = 0 } \
+		/^$$/ { c = "" } \
+		/^[a-z0-9.-]+:/ { t = $$1; sub(/:.*/, "", t); printf "%-24s %s\n", t, c; c = "" }' Makefile
 
+# Installs the Debian packages that run and check need (scripts/install-deps.sh).
 deps:
 	@scripts/install-deps.sh
 
+# Builds KERNEL (a lab kernel name, default 5.10-buildid), cached by content hash.
 kernel: deps
 	@$(LAB)/build.sh $(KERNEL) >/dev/null
 
@@ -29,6 +38,7 @@ kernel-image:
 kernel-crossbuild: deps
 	@$(LAB)/build.sh 5.10-buildid-arm64 >/dev/null && echo "kernel-crossbuild: 5.10-buildid arm64 Image OK"
 
+# The perf_events selftests on KERNEL in QEMU, twice (warm and cold page cache).
 vm-test: deps
 	@$(LAB)/vm-test.sh $(KERNEL)
 
@@ -82,6 +92,7 @@ abi-check-negative: deps
 # The same cache directory as kernel/scripts/common.sh.
 LAB_CACHE := $(or $(BUILDID_MMAP_CACHE),$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/buildid-mmap)
 CCACHE_ENV := CCACHE_DIR=$(LAB_CACHE)/ccache CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true
+# perf-buildid, its library and tests, in build/perf (binaries in build/bin).
 perf-buildid: deps
 	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
@@ -110,6 +121,7 @@ perf-5.10-series-check: deps
 vm-perf-5.10: deps perf-buildid
 	@$(LAB)/vm-perf-5.10.sh $(KERNEL)
 
+# ctest: perf-buildid's unit and interop tests.
 unit-test: perf-buildid
 	@cd $(BUILD)/perf && ctest --output-on-failure  # not --test-dir: cmake 3.18 lacks it
 
@@ -162,11 +174,14 @@ bench-smoke: deps perf-buildid
 selftests-host: deps
 	@$(LAB)/selftests-host.sh
 
+# Every test; one line per step, then "check: N passed, N failed".
 check: deps
 	@bash scripts/check.sh
 
+# The main job: record in a patched 5.10 guest, symbolize on the host.
 run: deps
 	@bash scripts/run.sh
 
+# Removes build/ (the kernel caches outside the clone stay).
 clean:
 	rm -rf $(BUILD)
