@@ -42,6 +42,11 @@ progs=$(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests | sed -n
 [ -n "$progs" ] || die "no selftests listed by emit_tests"
 cp -a "$out/payload/perf_events" "$out/disk/perf_events"
 
+# Each program gets the suite's time limit (settings: timeout=N; kselftest's runner default 45
+# s otherwise), as kselftest's own runner gives it: a program that hangs fails with a reason
+# instead of taking the whole VM's time.
+tmo=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$st/settings" 2>/dev/null || true)
+tmo=${tmo:-45}
 {
 	echo 'rc=0'
 	echo '[ -n "$LAB_BLOCK_DIR" ] || { echo "lab: no ext4 disk in the guest"; exit 1; }'
@@ -56,7 +61,8 @@ cp -a "$out/payload/perf_events" "$out/disk/perf_events"
 		echo "echo '# lab run: $run'"
 		for p in $progs; do
 			echo "echo '# selftests: perf_events: $p'"
-			echo "./$p; r=\$?"
+			echo "timeout -s KILL $tmo ./$p; r=\$?"
+			echo "[ \$r != 137 ] || echo '# TIMEOUT: $p killed after $tmo s (settings)'"
 			# 4 is KSFT_SKIP: every case skipped is not a failure
 			echo "echo \"# exit=\$r $p\"; [ \$r = 0 ] || [ \$r = 4 ] || rc=1"
 		done
