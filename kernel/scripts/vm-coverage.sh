@@ -23,7 +23,9 @@ cat >"$work/payload/run.sh" <<GUEST
 COVERAGE_MIN=$min sh ./churn-coverage.sh /payload/perf-buildid /payload/pbid-churn \\
 	"\$LAB_BLOCK_DIR/coverage" $children
 GUEST
+rc=0
 "$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$work/disk" -t 300 "$kname" "$work/payload" \
-	"$work/console.log" | tr -d '\r' | grep '^churn-coverage' || true
-# vm-run.sh's status decides; the lines above are what the run measured.
-exit "${PIPESTATUS[0]}"
+	"$work/console.log" >/dev/null || rc=$?
+# What the run measured; vm-run.sh's status decides.
+tr -d '\r' <"$work/console.log" | grep '^churn-coverage' || true
+exit "$rc"
