@@ -29,7 +29,6 @@ class SymbolStretches {
   // or nullptr when it gives none.
   const char* Name(Dwarf_Addr addr);
 
-  size_t stretches() const { return bounds_.size(); }
   size_t dwfl_lookups() const { return lookups_; }
 
  private:
