@@ -194,6 +194,10 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     for (const BuildIdEntry& e : *reader_.features().build_ids)
       table_[e.filename] = e.build_id;
   }
+  if (reader_.features().mapping_ids) {
+    for (const MappingIdEntry& e : *reader_.features().mapping_ids)
+      later_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &e;
+  }
   uint64_t first_unknown = 0, first_unknown_id = 0;
   PerfDataReader::PageReleaser pages(reader_);
   for (const Ordered& e : TimeOrder()) {
@@ -257,13 +261,24 @@ Status Session::OnMmap(const RecordView& r, const EventAttr& attr, bool synth,
   if (m.kernel)
     m.pid = -1;
   m.record_offset = r.offset;
+  const MappingIdEntry* later = nullptr;
+  if (!rec_id && !later_ids_.empty()) {
+    auto l = later_ids_.find(MappingKey{static_cast<uint32_t>(m.pid), m.start, m.pgoff, m.time});
+    if (l != later_ids_.end())
+      later = l->second;
+  }
   if (rec_id) {
     m.build_id = rec_id;
     m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kKernelRecord;
+  } else if (later && later->kind == MappingIdEntry::Kind::kDisputed) {
+    // Two sources disagreed: a wrong id is worse than none.
   } else if (auto f = followed_by_.find(r.offset);
              f != followed_by_.end() && f->second.first == m.path) {
     m.build_id = f->second.second;
     m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kFile;
+  } else if (later) {
+    m.build_id = later->build_id;
+    m.source = BuildIdSource::kBpf;
   } else if (auto t = table_.find(DsoPath(m)); t != table_.end()) {
     m.build_id = t->second;
     m.source = BuildIdSource::kFile;

@@ -5,6 +5,7 @@
 // outside every mapping, and process tables shared after FORK until one side changes. Their cost is
 // measured on real files (pbid-craft) outside the unit tests; these tests pin the answers.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <map>
@@ -153,6 +154,114 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   std::vector<std::string> want = {"/bin/parent", "/lib/child.so",  "-", "-", "/lib/parent-late.so",
                                    "/bin/parent", "/bin/exec-over", "-"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+// The recorder's per-mapping section names one MMAP2 record each: two files that had one path
+// in turn keep their own ids, which perf's name-keyed table cannot do.
+struct Decided {
+  std::string path;
+  std::string id;  // hex, "-" for none
+  BuildIdSource source;
+};
+
+std::vector<Decided> MappingIds(const std::vector<RecordBytes>& recs, const Features& f,
+                                bool pipe = false) {
+  EventAttr a = Attr({1}, false);
+  std::string path = testing::TempPath("mapping-ids.data");
+  std::vector<Decided> out;
+  {
+    int fd = pipe ? open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    auto w = pipe ? PerfDataWriter::CreatePipe(fd, path, {a}) : PerfDataWriter::Create(path, {a});
+    EXPECT_TRUE(w.ok()) << w.error().ToString();
+    if (!w.ok())
+      return out;
+    for (const RecordBytes& r : recs)
+      EXPECT_TRUE((*w)->WriteRecord(r).ok());
+    EXPECT_TRUE((*w)->Finish(f).ok());
+    if (fd >= 0)
+      close(fd);
+  }
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  if (!r.ok())
+    return out;
+  Session s(**r);
+  EXPECT_TRUE(s.Process().ok());
+  for (const Mapping& m : s.mappings())
+    out.push_back({m.path, m.build_id ? m.build_id->ToHex() : "-", m.source});
+  return out;
+}
+
+MappingIdEntry Entry(uint32_t pid, uint64_t start, uint64_t time, const char* hex) {
+  MappingIdEntry e;
+  e.pid = pid;
+  e.start = start;
+  e.pgoff = 0;
+  e.time = time;
+  if (hex == nullptr) {
+    e.kind = MappingIdEntry::Kind::kDisputed;
+  } else {
+    e.kind = MappingIdEntry::Kind::kBpf;
+    e.build_id = *BuildId::FromHex(hex);
+  }
+  return e;
+}
+
+constexpr char kIdA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+constexpr char kIdB[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+TEST(SessionMappingIdsTest, EachRecordGetsItsOwnIdThoughThePathIsTheSame) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), kUser, &a),
+      *BuildMmap2(Map(11, 0x400000, 0x1000, "/bin/tool", 6), kUser, &a),
+      *BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/tool", 7), kUser, &a),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, kIdA), Entry(11, 0x400000, 6, kIdB)};
+  auto got = MappingIds(recs, f);
+  ASSERT_EQ(3u, got.size());
+  EXPECT_EQ(kIdA, got[0].id);
+  EXPECT_EQ(BuildIdSource::kBpf, got[0].source);
+  EXPECT_EQ(kIdB, got[1].id);
+  EXPECT_EQ(BuildIdSource::kBpf, got[1].source);
+  // pid 12's record has no entry: same path, no id guessed from the others.
+  EXPECT_EQ("-", got[2].id);
+  EXPECT_EQ(BuildIdSource::kNone, got[2].source);
+}
+
+TEST(SessionMappingIdsTest, ADisputeTakesAwayTheIdReadFromTheFile) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), kUser, &a),
+      *BuildHeaderBuildId(-1, kUser, *BuildId::FromHex(kIdA), "/bin/tool"),
+      *BuildMmap2(Map(11, 0x400000, 0x1000, "/bin/tool", 6), kUser, &a),
+      *BuildHeaderBuildId(-1, kUser, *BuildId::FromHex(kIdA), "/bin/tool"),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, nullptr)};
+  auto got = MappingIds(recs, f);
+  ASSERT_EQ(2u, got.size());
+  EXPECT_EQ("-", got[0].id);
+  EXPECT_EQ(BuildIdSource::kNone, got[0].source);
+  EXPECT_EQ(kIdA, got[1].id);
+  EXPECT_EQ(BuildIdSource::kFile, got[1].source);
+}
+
+// perf stops on a HEADER_FEATURE record it does not know: a stream goes without the section.
+TEST(SessionMappingIdsTest, APipeModeStreamDoesNotCarryTheSection) {
+  EventAttr a = Attr({1}, false);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), PERF_RECORD_MISC_USER, &a),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, kIdA)};
+  auto got = MappingIds(recs, f, /*pipe=*/true);
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ("-", got[0].id);
 }
 
 }  // namespace

@@ -15,8 +15,11 @@
 //   2. a PERF_RECORD_HEADER_BUILD_ID right after the record for the same file name (written by
 //      `perf-buildid record` when the kernel lacks attr.build_id): kFile, or kSynthesized
 //      before FINISHED_INIT;
-//   3. the HEADER_BUILD_ID feature table, matched by file name: kFile;
-//   4. otherwise kNone.
+//   3. the recorder's per-mapping section (kFeatPbidMappingIds, matched by pid, start, pgoff
+//      and time): an id its BPF program saw at sample time (kBpf), or a dispute between two
+//      sources, which leaves the mapping without an id even if 2. gave one;
+//   4. the HEADER_BUILD_ID feature table, matched by file name: kFile;
+//   5. otherwise kNone.
 #ifndef PBID_SESSION_H_
 #define PBID_SESSION_H_
 
@@ -26,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -151,6 +155,9 @@ class Session {
   std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
   std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
+  // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
+  using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
+  std::map<MappingKey, const MappingIdEntry*> later_ids_;
   SessionStats stats_;
 };
 
