@@ -40,9 +40,13 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 	struct pbid_bpf_stack *s;
 	long n;
 
-	/* Kernel threads have no user frames. */
+	/*
+	 * The return value decides whether the sample still goes to the perf ring buffer
+	 * (bpf_overflow_handler): 1 keeps it, for this program only adds to the recording.
+	 * Kernel threads have no user frames.
+	 */
 	if (pid_tgid >> 32 == 0)
-		return 0;
+		return 1;
 	s = bpf_ringbuf_reserve(&stacks, sizeof(*s), 0);
 	if (!s) {
 		__u32 zero = 0;
@@ -50,7 +54,7 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 
 		if (d)
 			__sync_fetch_and_add(d, 1);
-		return 0;
+		return 1;
 	}
 	s->pid = pid_tgid >> 32;
 	s->tid = (__u32)pid_tgid;
@@ -61,5 +65,5 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 			  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
 	s->ids_size = n < 0 ? 0 : n;
 	bpf_ringbuf_submit(s, 0);
-	return 0;
+	return 1;
 }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "pbid/bpf/mapping_ids.h"
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 #include "pbid/proc_maps.h"
@@ -65,6 +66,17 @@ const char kHelp[] =
     "    PERF_RECORD_HEADER_BUILD_ID record right after the MMAP2 record; kernel records are\n"
     "    never rewritten. All ids also go into the HEADER_BUILD_ID table at the end.\n"
     "\n"
+    "    There, unless --bpf=off, a BPF program on the sampling events also has the kernel\n"
+    "    read each sampled user frame's build id and file offset while the mapping exists\n"
+    "    (bpf_get_stack with BPF_F_USER_BUILD_ID): this reaches processes that exit and files\n"
+    "    that are deleted or replaced before the file can be read. A frame names a mapping\n"
+    "    only if its offset is that mapping's; two sources that disagree leave the mapping\n"
+    "    without an id. These ids go into a per-mapping section of the file (and into\n"
+    "    HEADER_BUILD_ID when their path has no other id). The events then use\n"
+    "    CLOCK_MONOTONIC, the program's clock. Without permission (CAP_BPF and CAP_PERFMON,\n"
+    "    or CAP_SYS_ADMIN) or kernel support (CONFIG_BPF_SYSCALL, CONFIG_BPF_EVENTS), one\n"
+    "    line says why and recording goes on with the file path.\n"
+    "\n"
     "    SIGINT and SIGTERM stop recording and still finish a valid file. At the end a summary\n"
     "    gives the samples, lost records, the mappings with a build id by source, those\n"
     "    without one, and those whose file could not be read (unreadable).\n"
@@ -81,6 +93,9 @@ const char kHelp[] =
     "    -a, --all-cpus        every process on every CPU, until SIGINT/SIGTERM\n"
     "    -p, --pid PID         the threads of PID (and their future children) until it exits\n"
     "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
+    "        --bpf[=WHEN]      build ids from a BPF program at sample time: auto (the\n"
+    "                          default: when the kernel rejects attr.build_id), on (always;\n"
+    "                          an error if it cannot load) or off\n"
     "    -q, --quiet           no summary\n"
     "        --no-buildid-attr do not ask the kernel for build ids; use the fallback path\n"
     "                          (for comparing both paths on one kernel)\n"
@@ -162,6 +177,7 @@ struct Options {
   size_t pages = 128;
   bool quiet = false;
   bool no_buildid_attr = false;
+  enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
   std::vector<std::string> command;
 };
 
@@ -179,6 +195,9 @@ class Recorder {
   int Run();
 
  private:
+  Status PrepareBpf();
+  Status AttachBpf();
+  void FinishBpf(Features* f);
   int OpenEvents(const std::vector<pid_t>& targets);
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
@@ -188,7 +207,10 @@ class Recorder {
   void Remember(const std::string& name, const BuildId& id, bool kernel);
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
-  void CountMapping(const std::string& path, const Result<MaybeBuildId>& id, BuildIdSource found);
+  // How a mapping was counted when its record arrived; BPF may change it at the end.
+  enum class Counted : uint8_t { kNone, kUnreadable, kKernelRecord, kSynthesized, kFile };
+  Counted CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
+                       BuildIdSource found);
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
@@ -206,6 +228,9 @@ class Recorder {
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
   std::unique_ptr<Workload> workload_;  // the command, when record runs one
+  std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
+  std::optional<BpfMappingIds::Stats> bpf_stats_;
+  uint64_t disputed_ = 0;  // mappings whose id two sources gave differently: written without
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
   std::map<BuildIdSource, uint64_t> by_source_;
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
@@ -264,6 +289,12 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     fprintf(stderr,
             "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
             "reading build ids from /proc/PID/map_files as mappings are reported\n");
+  }
+  if (bpf_) {
+    // The BPF program stamps its stacks with bpf_ktime_get_ns: the records must share its
+    // clock for a stack to be placed among the mappings.
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
   }
   a.watermark = 1;
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
@@ -353,6 +384,113 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   return kExitOk;
 }
 
+// Whether the kernel puts build ids into MMAP2 records (attr.build_id, Linux 5.12 or the
+// backport): a dummy event on ourselves, which needs no privilege.
+bool KernelTakesBuildIdAttr() {
+  perf_event_attr a;
+  memset(&a, 0, sizeof(a));
+  a.size = sizeof(a);
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.mmap2 = 1;
+  a.build_id = 1;
+  long fd = PerfEventOpen(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
+// Decided before the events are opened: with BPF they use the program's clock.
+Status Recorder::PrepareBpf() {
+  using Bpf = Options::Bpf;
+  if (opt_.bpf == Bpf::kOff)
+    return Ok();
+  if (opt_.bpf == Bpf::kAuto && !opt_.no_buildid_attr && KernelTakesBuildIdAttr())
+    return Ok();
+  auto loaded = BpfMappingIds::Load();
+  if (!loaded.ok()) {
+    if (opt_.bpf == Bpf::kOn)
+      return Error(loaded.error()).Context("--bpf=on");
+    fprintf(stderr,
+            "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
+            loaded.error().ToString().c_str());
+    return Ok();
+  }
+  bpf_ = std::move(*loaded);
+  return Ok();
+}
+
+// Before the command runs: children inherit the program with the events.
+Status Recorder::AttachBpf() {
+  if (!bpf_)
+    return Ok();
+  for (int fd : fds_) {
+    Status s = bpf_->Attach(fd);
+    if (s.ok())
+      continue;
+    if (opt_.bpf == Options::Bpf::kOn)
+      return Error(s.error()).Context("--bpf=on");
+    fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
+            s.error().ToString().c_str());
+    bpf_.reset();
+    return Ok();
+  }
+  if (!opt_.quiet) {
+    fprintf(stderr,
+            "perf-buildid record: build ids also from a BPF program at sample time "
+            "(events on CLOCK_MONOTONIC)\n");
+  }
+  return Ok();
+}
+
+// The ids BPF decided: a per-mapping section, the summary's counts, and perf's name-keyed
+// table for paths that had only this one id.
+void Recorder::FinishBpf(Features* f) {
+  if (!bpf_)
+    return;
+  std::vector<MappingIdEntry> entries;
+  std::map<std::string, std::set<std::string>> bpf_ids_by_path;
+  std::map<std::string, BuildId> first_by_path;
+  std::set<std::string> named;
+  for (const BuildIdEntry& e : table_)
+    named.insert(e.filename);
+  for (const BpfMappingIds::Decided& d : bpf_->Decisions()) {
+    entries.push_back(d.entry);
+    switch (static_cast<Counted>(d.tag)) {
+      case Counted::kNone: by_source_[BuildIdSource::kNone]--; break;
+      case Counted::kUnreadable: unreadable_--; break;
+      case Counted::kKernelRecord: by_source_[BuildIdSource::kKernelRecord]--; break;
+      case Counted::kSynthesized: by_source_[BuildIdSource::kSynthesized]--; break;
+      case Counted::kFile: by_source_[BuildIdSource::kFile]--; break;
+    }
+    if (d.entry.kind == MappingIdEntry::Kind::kDisputed) {
+      by_source_[BuildIdSource::kNone]++;
+      disputed_++;
+      continue;
+    }
+    by_source_[BuildIdSource::kBpf]++;
+    bpf_ids_by_path[d.path].insert(d.entry.build_id.ToHex());
+    first_by_path.emplace(d.path, d.entry.build_id);
+  }
+  for (const auto& [path, ids] : bpf_ids_by_path) {
+    if (ids.size() == 1 && named.count(path) == 0)
+      Remember(path, first_by_path[path], false);
+  }
+  if (to_stdout() && !entries.empty()) {
+    fprintf(stderr,
+            "perf-buildid record: %zu mappings' BPF ids kept by file name only: a pipe-mode "
+            "stream cannot carry the per-mapping section (perf stops on feature records it "
+            "does not know)\n",
+            entries.size());
+  }
+  f->mapping_ids = std::move(entries);
+  bpf_stats_ = bpf_->stats();
+}
+
 void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel) {
   auto key = std::make_pair(name, id.ToHex());
   if (!in_table_.insert(key).second)
@@ -388,14 +526,17 @@ Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_
   return MaybeBuildId();
 }
 
-void Recorder::CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
-                            BuildIdSource found) {
+Recorder::Counted Recorder::CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
+                                         BuildIdSource found) {
   if (!id.ok()) {
     if (unreadable_++ == 0)
       first_unreadable_ = path + ": " + id.error().ToString();
-    return;
+    return Counted::kUnreadable;
   }
   by_source_[*id ? found : BuildIdSource::kNone]++;
+  if (!*id)
+    return Counted::kNone;
+  return found == BuildIdSource::kSynthesized ? Counted::kSynthesized : Counted::kFile;
 }
 
 Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
@@ -483,7 +624,11 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
         return s;
       if (id)
         Remember(path, *id, false);
-      CountMapping(path, got, BuildIdSource::kSynthesized);
+      Counted counted = CountMapping(path, got, BuildIdSource::kSynthesized);
+      if (bpf_) {
+        bpf_->OnMmap2(m, id, id ? BuildIdSource::kSynthesized : BuildIdSource::kNone,
+                      static_cast<uint8_t>(counted));
+      }
     }
   }
   return Ok();
@@ -520,6 +665,10 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       if (m->has_build_id) {
         by_source_[BuildIdSource::kKernelRecord]++;
         Remember(path, m->build_id, false);
+        if (bpf_) {
+          bpf_->OnMmap2(*m, m->build_id, BuildIdSource::kKernelRecord,
+                        static_cast<uint8_t>(Counted::kKernelRecord));
+        }
         break;
       }
       // No id from the kernel: no attr.build_id, or the kernel could not read the file.
@@ -532,7 +681,27 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
           return s;
         Remember(path, *id, false);
       }
-      CountMapping(path, got, BuildIdSource::kFile);
+      Counted counted = CountMapping(path, got, BuildIdSource::kFile);
+      if (bpf_) {
+        bpf_->OnMmap2(*m, id, id ? BuildIdSource::kFile : BuildIdSource::kNone,
+                      static_cast<uint8_t>(counted));
+      }
+      break;
+    }
+    case PERF_RECORD_COMM: {
+      if (!bpf_)
+        break;
+      auto c = ParseComm(r, &attr_);
+      if (c.ok() && c->exec)
+        bpf_->OnExec(c->pid, c->sample_id.time);
+      break;
+    }
+    case PERF_RECORD_FORK: {
+      if (!bpf_)
+        break;
+      auto t = ParseTask(r, &attr_);
+      if (t.ok() && t->pid != t->ppid)
+        bpf_->OnFork(t->ppid, t->pid, t->time);
       break;
     }
     default: break;
@@ -573,11 +742,22 @@ void Recorder::Summary() {
           writer_ ? writer_->data_size() / 1e6 : 0.0);
   fprintf(stderr,
           "[ mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
-          " read from file; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
+          " read from file, %" PRIu64 " bpf; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
           by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
-          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kNone], unreadable_);
+          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kBpf],
+          by_source_[BuildIdSource::kNone], unreadable_);
   if (unreadable_ > 0)
     fprintf(stderr, "[ first unreadable mapping: %s ]\n", first_unreadable_.c_str());
+  if (bpf_stats_) {
+    const BpfMappingIds::Stats& b = *bpf_stats_;
+    fprintf(stderr,
+            "[ bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
+            " mappings given an id, %" PRIu64 " frames at another offset, %" PRIu64
+            " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64
+            " stacks dropped ]\n",
+            b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
+            disputed_, b.dropped);
+  }
 }
 
 int Recorder::Run() {
@@ -612,10 +792,22 @@ int Recorder::Run() {
   }
 
   auto kill_child = [&]() { workload_.reset(); };
+  Status prep = PrepareBpf();
+  if (!prep.ok()) {
+    PrintError("record", prep.error());
+    kill_child();
+    return kExitFailure;
+  }
   int rc = OpenEvents(targets);
   if (rc != kExitOk) {
     kill_child();
     return rc;
+  }
+  prep = AttachBpf();
+  if (!prep.ok()) {
+    PrintError("record", prep.error());
+    kill_child();
+    return kExitFailure;
   }
   std::vector<EventAttr> attrs{attr_};
   auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
@@ -668,9 +860,17 @@ int Recorder::Run() {
   time_t last_checkpoint = time(nullptr);
   while (true) {
     bool wrote = false;
+    // Stacks first, then the records: a stack's mappings are then known when it is matched.
+    if (bpf_) {
+      s = bpf_->Collect();
+      if (!s.ok())
+        break;
+    }
     s = Drain(&wrote);
     if (!s.ok())
       break;
+    if (bpf_)
+      bpf_->Match();
     if (wrote) {
       s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
       if (!s.ok())
@@ -708,6 +908,7 @@ int Recorder::Run() {
   for (int i = 0; i < argc_; i++)
     cmdline.push_back(argv_[i]);
   f.cmdline = cmdline;
+  FinishBpf(&f);
   f.build_ids = table_;
   Status fin = writer_->Finish(f);
   if (workload_ && !child_done) {
@@ -752,6 +953,7 @@ int pbid_cmd_record(int argc, char** argv) {
       {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
       {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
       {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
+      {"bpf", optional_argument, nullptr, 'b'},
       {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;
@@ -794,6 +996,18 @@ int pbid_cmd_record(int argc, char** argv) {
         break;
       case 'q': o.quiet = true; break;
       case 'B': o.no_buildid_attr = true; break;
+      case 'b': {
+        std::string when = optarg ? optarg : "on";
+        if (when == "auto")
+          o.bpf = Options::Bpf::kAuto;
+        else if (when == "on")
+          o.bpf = Options::Bpf::kOn;
+        else if (when == "off")
+          o.bpf = Options::Bpf::kOff;
+        else
+          return UsageError("record", "--bpf=" + when + ": expected auto, on or off");
+        break;
+      }
       case 'h': return PrintHelp(kHelp);
       default: return BadOption("record", argv[optind - 1]);
     }
