@@ -2,9 +2,10 @@
 # vm-coverage.sh KERNEL [CHILDREN]: how many samples of short-lived children get their build
 # id, inside KERNEL (tools/perf/tests/churn-coverage.sh under pbid-churn, files on the guest's
 # ext4 disk). No sample may get a wrong id anywhere. With the feature (*-buildid, 6.12) every
-# sample must get the right one. On a kernel without it, record runs twice on the same
-# workload: with the file path only (--bpf=off), whose share is printed, and with its BPF
-# program (the default there), which must reach 99%.
+# sample must get the right one. On a kernel without it, record runs three times on the same
+# workload: with the file path only (--bpf=off), whose share is printed; with its BPF program
+# only (--no-buildid-file), which must reach 99% by itself, so that a broken BPF path cannot
+# hide behind the file path; and with both (record's default there), which must reach 99%.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=$1 children=${2:-150}
@@ -32,6 +33,9 @@ rc=0
 echo "churn-coverage mode: file path only (--bpf=off)"
 COVERAGE_MIN=0 sh ./churn-coverage.sh /payload/perf-buildid /payload/pbid-churn \\
 	"\$LAB_BLOCK_DIR/coverage-path" $children --bpf=off || rc=1
+echo "churn-coverage mode: BPF program only (--no-buildid-file)"
+COVERAGE_MIN=99 sh ./churn-coverage.sh /payload/perf-buildid /payload/pbid-churn \\
+	"\$LAB_BLOCK_DIR/coverage-bpf-only" $children --no-buildid-file || rc=1
 echo "churn-coverage mode: BPF program and file path (record's default here)"
 COVERAGE_MIN=99 sh ./churn-coverage.sh /payload/perf-buildid /payload/pbid-churn \\
 	"\$LAB_BLOCK_DIR/coverage-bpf" $children || rc=1

@@ -99,6 +99,9 @@ const char kHelp[] =
     "    -q, --quiet           no summary\n"
     "        --no-buildid-attr do not ask the kernel for build ids; use the fallback path\n"
     "                          (for comparing both paths on one kernel)\n"
+    "        --no-buildid-file do not read build ids from the mapped files either: only\n"
+    "                          the kernel's records and the BPF program give them (for\n"
+    "                          measuring what each source reaches alone)\n"
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
@@ -177,6 +180,7 @@ struct Options {
   size_t pages = 128;
   bool quiet = false;
   bool no_buildid_attr = false;
+  bool no_buildid_file = false;
   enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
   std::vector<std::string> command;
 };
@@ -506,6 +510,8 @@ void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel)
 Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                               const std::string& path, const FileIdentity& ident) {
   if (!path.empty() && path[0] == '/') {
+    if (opt_.no_buildid_file)
+      return MaybeBuildId();
     std::string p = path;
     const std::string deleted = " (deleted)";
     if (p.size() > deleted.size() &&
@@ -953,7 +959,7 @@ int pbid_cmd_record(int argc, char** argv) {
       {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
       {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
       {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
-      {"bpf", optional_argument, nullptr, 'b'},
+      {"bpf", optional_argument, nullptr, 'b'},   {"no-buildid-file", no_argument, nullptr, 'N'},
       {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;
@@ -996,6 +1002,7 @@ int pbid_cmd_record(int argc, char** argv) {
         break;
       case 'q': o.quiet = true; break;
       case 'B': o.no_buildid_attr = true; break;
+      case 'N': o.no_buildid_file = true; break;
       case 'b': {
         std::string when = optarg ? optarg : "on";
         if (when == "auto")
