@@ -33,6 +33,26 @@ struct {
 	__type(value, __u64);
 } dropped SEC(".maps");
 
+/*
+ * Whether the sample interrupted the task in user mode. Only then are build ids asked for:
+ * 5.10's lookup calls find_vma() on the task's mm from the interrupt, which updates the task's
+ * vmacache. A sample that lands inside the task's own kernel code can catch that cache half
+ * flushed (exec_mmap() clears it with 4-byte stores after switching mm), and the interrupted
+ * flush then zeroes the upper half of the pointer the lookup just stored: an Oops in
+ * vmacache_find() at the next find_vma(), seen in the lab on pristine 5.10 during exec.
+ * In user mode the task runs no kernel code, so nothing of its own can be half done.
+ */
+static __always_inline int sampled_in_user_mode(const struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (ctx->regs.cs & 3) == 3;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0;	/* PSR_MODE_EL0t */
+#else
+#error "sampled_in_user_mode() needs this architecture's test"
+#endif
+}
+
 SEC("perf_event")
 int user_stack_ids(struct bpf_perf_event_data *ctx)
 {
@@ -43,9 +63,9 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 	/*
 	 * The return value decides whether the sample still goes to the perf ring buffer
 	 * (bpf_overflow_handler): 1 keeps it, for this program only adds to the recording.
-	 * Kernel threads have no user frames.
+	 * Kernel threads have no user frames; see above for samples in kernel mode.
 	 */
-	if (pid_tgid >> 32 == 0)
+	if (pid_tgid >> 32 == 0 || !sampled_in_user_mode(ctx))
 		return 1;
 	s = bpf_ringbuf_reserve(&stacks, sizeof(*s), 0);
 	if (!s) {
