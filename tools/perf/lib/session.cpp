@@ -141,35 +141,56 @@ size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   return std::prev(k)->second;
 }
 
-// Pass 1, file order: timestamps, the synthesis phase, and build ids written right after a
-// mapping record. Then sorted by time, stably, as perf's ordered events.
-std::vector<Session::Ordered> Session::TimeOrder() {
-  std::vector<Ordered> order;
-  order.reserve(reader_.record_count());
-  bool has_finished_init = false;
-  bool synth = true;
+// A record's time for the replay order: a sample's own, else its sample_id's; a record that has
+// none (or does not decode) keeps the time of the record before it in the file.
+uint64_t Session::RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const {
+  if (attr == nullptr)
+    return last_time;
+  if (r.header.type == PERF_RECORD_SAMPLE) {
+    auto s = ParseSample(r, *attr);
+    return s.ok() ? s->sample_id.time : last_time;
+  }
+  if (r.header.type < kRecordHeaderAttr && (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
+    auto id = ParseSampleId(r, attr);
+    return id.ok() ? id->time : last_time;
+  }
+  return last_time;
+}
+
+// Pass 1, file order, nothing held per record: the synthesis phase, build ids written right
+// after a mapping record, and the points where the replay may flush. A point follows every
+// PERF_RECORD_FINISHED_ROUND (perf's rounds) and, for files without them, every
+// kRecordsPerFlush records. Its bound is the earliest time of everything after it, so a record
+// at or below it can be replayed at once: nothing later in the file sorts before it. The
+// replay is therefore exactly a stable sort of the whole file by time, whether or not the
+// file keeps perf's promise that a round never reaches back before the one that precedes it.
+Session::Plan Session::Survey() {
+  constexpr uint64_t kRecordsPerFlush = 1024;
+  Plan plan;
   uint64_t last_time = 0;
   uint64_t prev_mmap_off = UINT64_MAX;
+  uint64_t in_chunk = 0;
+  bool cut = false;
+  // Until the backward pass below, a point's bound is the earliest time up to the next point.
+  uint64_t chunk_min = UINT64_MAX;
   PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
     pages.Read(r.header.size);
-    if (r.header.type == kRecordFinishedInit) {
-      synth = false;
-      has_finished_init = true;
+    if (cut || in_chunk == kRecordsPerFlush) {
+      if (!plan.flushes.empty())
+        plan.flushes.back().bound = chunk_min;
+      plan.flushes.push_back(FlushPoint{r.offset, UINT64_MAX});
+      chunk_min = UINT64_MAX;
+      in_chunk = 0;
+      cut = false;
     }
-    uint64_t time = last_time;
-    const EventAttr* attr = reader_.AttrForRecord(r);
-    if (r.header.type == PERF_RECORD_SAMPLE && attr) {
-      auto s = ParseSample(r, *attr);
-      if (s.ok())
-        time = s->sample_id.time;
-    } else if (r.header.type < kRecordHeaderAttr && attr &&
-               (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
-      auto id = ParseSampleId(r, attr);
-      if (id.ok())
-        time = id->time;
-    }
+    in_chunk++;
+    if (r.header.type == kRecordFinishedInit)
+      plan.has_finished_init = true;
+    cut = r.header.type == kRecordFinishedRound;
+    uint64_t time = RecordTime(r, reader_.AttrForRecord(r), last_time);
     last_time = time;
+    chunk_min = std::min(chunk_min, time);
     if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
       auto b = ParseHeaderBuildId(r);
       if (b.ok())
@@ -178,15 +199,15 @@ std::vector<Session::Ordered> Session::TimeOrder() {
     prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
                         ? r.offset
                         : UINT64_MAX;
-    order.push_back(Ordered{time, r.offset, synth});
   }
-  if (!has_finished_init) {
-    for (Ordered& e : order)
-      e.synth = e.time == 0;
+  if (!plan.flushes.empty())
+    plan.flushes.back().bound = chunk_min;
+  uint64_t after = UINT64_MAX;
+  for (auto it = plan.flushes.rbegin(); it != plan.flushes.rend(); ++it) {
+    after = std::min(after, it->bound);
+    it->bound = after;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Ordered& a, const Ordered& b) { return a.time < b.time; });
-  return order;
+  return plan;
 }
 
 Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
@@ -194,42 +215,86 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     for (const BuildIdEntry& e : *reader_.features().build_ids)
       table_[e.filename] = e.build_id;
   }
+  Plan plan = Survey();
   uint64_t first_unknown = 0, first_unknown_id = 0;
+  // A min-heap on (time, file offset): equal times replay in file order, as a stable sort.
+  auto later = [](const Ordered& a, const Ordered& b) {
+    return a.time != b.time ? a.time > b.time : a.offset > b.offset;
+  };
+  std::vector<Ordered> queue;
+  auto flush = [&](uint64_t bound) -> Status {
+    while (!queue.empty() && queue.front().time <= bound) {
+      std::pop_heap(queue.begin(), queue.end(), later);
+      Ordered e = queue.back();
+      queue.pop_back();
+      Status st = Replay(e, on_sample, on_record, &first_unknown, &first_unknown_id);
+      if (!st.ok())
+        return st;
+    }
+    return Ok();
+  };
+  // Pass 2, file order again: each record is queued with the time pass 1 gave it, and the queue
+  // is flushed at pass 1's points.
+  size_t next_flush = 0;
+  bool synth = true;
+  uint64_t last_time = 0;
   PerfDataReader::PageReleaser pages(reader_);
-  for (const Ordered& e : TimeOrder()) {
-    RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
+  for (const RecordView& r : reader_.records()) {
+    if (next_flush < plan.flushes.size() && plan.flushes[next_flush].offset == r.offset) {
+      Status st = flush(plan.flushes[next_flush++].bound);
+      if (!st.ok())
+        return st;
+    }
     pages.Read(r.header.size);
-    stats_.records++;
-    const EventAttr* attr = reader_.AttrForRecord(r);
-    if (attr == nullptr) {
-      if (stats_.unknown_id++ == 0) {
-        first_unknown = r.offset;
-        first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
-      }
-      continue;
-    }
-    const Mapping* added = nullptr;
-    Status st = Ok();
-    switch (r.header.type) {
-      case PERF_RECORD_MMAP:
-      case PERF_RECORD_MMAP2: st = OnMmap(r, *attr, e.synth, &added); break;
-      case PERF_RECORD_COMM: st = OnComm(r, *attr); break;
-      case PERF_RECORD_FORK: st = OnFork(r, *attr); break;
-      case PERF_RECORD_SAMPLE: st = OnSample(r, *attr, on_sample); break;
-      default: st = OnOther(r, *attr); break;
-    }
-    if (!st.ok())
-      return AtRecord(st.error(), r);
-    if (on_record) {
-      size_t index = static_cast<size_t>(attr - reader_.attrs().data());
-      on_record(RecordContext{r, *attr, index, added});
-    }
+    if (r.header.type == kRecordFinishedInit)
+      synth = false;
+    uint64_t time = RecordTime(r, reader_.AttrForRecord(r), last_time);
+    last_time = time;
+    queue.push_back(Ordered{time, r.offset, plan.has_finished_init ? synth : time == 0});
+    std::push_heap(queue.begin(), queue.end(), later);
+    stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
   }
+  Status st = flush(UINT64_MAX);
+  if (!st.ok())
+    return st;
   if (stats_.unknown_id > 0) {
     return Error("record.id", first_unknown,
                  std::to_string(stats_.unknown_id) +
                      " records carry an event id that no event in the header owns (first: id " +
                      std::to_string(first_unknown_id) + ")");
+  }
+  return Ok();
+}
+
+// One record in its turn: its handler, then the caller's callback.
+Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
+                       const RecordCallback& on_record, uint64_t* first_unknown,
+                       uint64_t* first_unknown_id) {
+  RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
+  stats_.records++;
+  const EventAttr* attr = reader_.AttrForRecord(r);
+  if (attr == nullptr) {
+    if (stats_.unknown_id++ == 0) {
+      *first_unknown = r.offset;
+      *first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
+    }
+    return Ok();
+  }
+  const Mapping* added = nullptr;
+  Status st = Ok();
+  switch (r.header.type) {
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2: st = OnMmap(r, *attr, e.synth, &added); break;
+    case PERF_RECORD_COMM: st = OnComm(r, *attr); break;
+    case PERF_RECORD_FORK: st = OnFork(r, *attr); break;
+    case PERF_RECORD_SAMPLE: st = OnSample(r, *attr, on_sample); break;
+    default: st = OnOther(r, *attr); break;
+  }
+  if (!st.ok())
+    return AtRecord(st.error(), r);
+  if (on_record) {
+    size_t index = static_cast<size_t>(attr - reader_.attrs().data());
+    on_record(RecordContext{r, *attr, index, added});
   }
   return Ok();
 }

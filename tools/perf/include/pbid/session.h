@@ -83,6 +83,9 @@ struct RecordContext {
 struct SessionStats {
   uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
   uint64_t throttle = 0, bad_records = 0;
+  // The most records held at once waiting for their turn in time order: about a round's
+  // worth (PERF_RECORD_FINISHED_ROUND) in a file perf wrote, not the file's record count.
+  uint64_t max_queued = 0;
   uint64_t unknown_id = 0;  // records whose event id no attr owns (Process() then fails)
   std::map<BuildIdSource, uint64_t> mappings_by_source;
 };
@@ -96,6 +99,8 @@ class Session {
   // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
   // and the first one (perf stops on them with "failed to process type").
   // on_record, if given, sees every record (after the session handled it) in time order.
+  // The order is a stable sort of the whole file by time, but a record is held only until no
+  // later one can sort before it (a first pass finds out): about a round of a file perf wrote.
   using SampleCallback = std::function<void(const SampleContext&)>;
   using RecordCallback = std::function<void(const RecordContext&)>;
   Status Process(const SampleCallback& on_sample = nullptr,
@@ -113,14 +118,27 @@ class Session {
 
  private:
   // Process, in steps: the records in time order, then one handler per record type.
-  // One per record of the file: kept small, since there are millions.
+  // One per record waiting to be replayed: kept small, since a round can hold many.
   struct Ordered {
     uint64_t time;
     uint64_t offset : 63;
     uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
-  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per record");
-  std::vector<Ordered> TimeOrder();
+  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
+  // Where the replay may flush: before the record at `offset`, every queued record with a time
+  // at or below `bound`, the earliest time of any record from there to the end of the file.
+  struct FlushPoint {
+    uint64_t offset;
+    uint64_t bound;
+  };
+  struct Plan {
+    bool has_finished_init = false;
+    std::vector<FlushPoint> flushes;  // in file order
+  };
+  Plan Survey();
+  uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
+  Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
+                uint64_t* first_unknown, uint64_t* first_unknown_id);
   Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
   Status OnComm(const RecordView& r, const EventAttr& attr);
   Status OnFork(const RecordView& r, const EventAttr& attr);
