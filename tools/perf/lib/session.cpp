@@ -79,6 +79,7 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   *added = &mappings_[idx];
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
+  last_valid_ = false;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
   std::shared_ptr<Tree>& slot = maps_[m.pid];
   if (!slot)
@@ -120,10 +121,16 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
 }
 
 size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
-  auto t = maps_.find(kernel ? -1 : pid);
-  if (t == maps_.end())
+  int32_t key = kernel ? -1 : pid;
+  if (!last_valid_ || last_pid_ != key) {
+    auto t = maps_.find(key);
+    last_tree_ = t == maps_.end() ? nullptr : t->second.get();
+    last_pid_ = key;
+    last_valid_ = true;
+  }
+  if (last_tree_ == nullptr)
     return kNoMapping;
-  const Tree& tree = *t->second;
+  const Tree& tree = *last_tree_;
   auto it = tree.upper_bound(ip);
   if (it != tree.begin()) {
     --it;
@@ -139,6 +146,18 @@ size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   if (k == kernel_images_.begin())
     return kNoMapping;
   return std::prev(k)->second;
+}
+
+const EventAttr* Session::AttrOf(const RecordView& r) {
+  const std::vector<EventAttr>& attrs = reader_.attrs();
+  if (attrs.size() <= 1)
+    return reader_.AttrForRecord(r);
+  // The reader's answer depends on the record's event id alone.
+  uint64_t id = RecordEventId(r, attrs[0]);
+  AttrSlot& slot = attr_cache_[id % std::size(attr_cache_)];
+  if (!slot.valid || slot.id != id)
+    slot = AttrSlot{id, reader_.AttrForRecord(r), true};
+  return slot.attr;
 }
 
 // A record's time for the replay order: a sample's own, else its sample_id's; a record that has
@@ -188,7 +207,7 @@ Session::Plan Session::Survey() {
     if (r.header.type == kRecordFinishedInit)
       plan.has_finished_init = true;
     cut = r.header.type == kRecordFinishedRound;
-    uint64_t time = RecordTime(r, reader_.AttrForRecord(r), last_time);
+    uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
     chunk_min = std::min(chunk_min, time);
     if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
@@ -217,20 +236,25 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
   }
   Plan plan = Survey();
   uint64_t first_unknown = 0, first_unknown_id = 0;
-  // A min-heap on (time, file offset): equal times replay in file order, as a stable sort.
-  auto later = [](const Ordered& a, const Ordered& b) {
-    return a.time != b.time ? a.time > b.time : a.offset > b.offset;
+  // Ordered by (time, file offset): equal times replay in file order, as a stable sort.
+  auto before = [](const Ordered& a, const Ordered& b) {
+    return a.time != b.time ? a.time < b.time : a.offset < b.offset;
   };
+  // queue[0, sorted) is in order; what came after is sorted and merged in at a flush. Each
+  // per-CPU stretch of a round arrives in order already, so this costs less than a heap.
   std::vector<Ordered> queue;
+  size_t sorted = 0;
   auto flush = [&](uint64_t bound) -> Status {
-    while (!queue.empty() && queue.front().time <= bound) {
-      std::pop_heap(queue.begin(), queue.end(), later);
-      Ordered e = queue.back();
-      queue.pop_back();
-      Status st = Replay(e, on_sample, on_record, &first_unknown, &first_unknown_id);
+    std::sort(queue.begin() + sorted, queue.end(), before);
+    std::inplace_merge(queue.begin(), queue.begin() + sorted, queue.end(), before);
+    size_t n = 0;
+    for (; n < queue.size() && queue[n].time <= bound; n++) {
+      Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
       if (!st.ok())
         return st;
     }
+    queue.erase(queue.begin(), queue.begin() + n);
+    sorted = queue.size();
     return Ok();
   };
   // Pass 2, file order again: each record is queued with the time pass 1 gave it, and the queue
@@ -248,10 +272,9 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     pages.Read(r.header.size);
     if (r.header.type == kRecordFinishedInit)
       synth = false;
-    uint64_t time = RecordTime(r, reader_.AttrForRecord(r), last_time);
+    uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
     queue.push_back(Ordered{time, r.offset, plan.has_finished_init ? synth : time == 0});
-    std::push_heap(queue.begin(), queue.end(), later);
     stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
   }
   Status st = flush(UINT64_MAX);
@@ -272,7 +295,7 @@ Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
                        uint64_t* first_unknown_id) {
   RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
   stats_.records++;
-  const EventAttr* attr = reader_.AttrForRecord(r);
+  const EventAttr* attr = AttrOf(r);
   if (attr == nullptr) {
     if (stats_.unknown_id++ == 0) {
       *first_unknown = r.offset;
@@ -281,15 +304,17 @@ Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
     return Ok();
   }
   const Mapping* added = nullptr;
-  Status st = Ok();
-  switch (r.header.type) {
-    case PERF_RECORD_MMAP:
-    case PERF_RECORD_MMAP2: st = OnMmap(r, *attr, e.synth, &added); break;
-    case PERF_RECORD_COMM: st = OnComm(r, *attr); break;
-    case PERF_RECORD_FORK: st = OnFork(r, *attr); break;
-    case PERF_RECORD_SAMPLE: st = OnSample(r, *attr, on_sample); break;
-    default: st = OnOther(r, *attr); break;
-  }
+  // Initialized, not assigned: a Status holds an Error, and this runs for every record.
+  Status st = [&] {
+    switch (r.header.type) {
+      case PERF_RECORD_MMAP:
+      case PERF_RECORD_MMAP2: return OnMmap(r, *attr, e.synth, &added);
+      case PERF_RECORD_COMM: return OnComm(r, *attr);
+      case PERF_RECORD_FORK: return OnFork(r, *attr);
+      case PERF_RECORD_SAMPLE: return OnSample(r, *attr, on_sample);
+      default: return OnOther(r, *attr);
+    }
+  }();
   if (!st.ok())
     return AtRecord(st.error(), r);
   if (on_record) {
@@ -349,6 +374,7 @@ Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
   int32_t pid = t.pid, ppid = t.ppid;
   // -1 is the kernel's table, not a process a FORK could create.
   if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
+    last_valid_ = false;
     auto p = maps_.find(ppid);
     if (p != maps_.end())
       maps_[pid] = p->second;

@@ -156,6 +156,52 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
+// Lookups remember the last process and event they found; a record in between that changes
+// what they would find must be seen by the next one.
+TEST(SessionIndexTest, LookupsSeeTablesChangeBetweenSamples) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      Sample(kUser, 12, 0x400010, 2, a),  // no process 12 yet
+      Fork(12, 10, 3, a),
+      Sample(kUser, 12, 0x400010, 4, a),  // now its parent's table
+      Fork(11, 10, 5, a),
+      Sample(kUser, 10, 0x500010, 6, a),
+      // Process 10 shares its table with 11: this mapping goes into a copy.
+      *BuildMmap2(Map(10, 0x500000, 0x1000, "/lib/late.so", 7), kUser, &a),
+      Sample(kUser, 10, 0x500010, 8, a),
+      Sample(kUser, 11, 0x500010, 9, a),
+  };
+  std::vector<std::string> want = {"-", "/bin/parent", "-", "/lib/late.so", "-"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+TEST(SessionIndexTest, EventIdsThatShareAMemoSlotKeepTheirOwnEvents) {
+  // Ids 1 and 65 fall into the same slot of the session's memo of id lookups; only event 1
+  // asked for build ids, so only its MMAP2 records carry one.
+  EventAttr e1 = Attr({1}, true), e2 = Attr({65}, false);
+  std::string path = testing::TempPath("memo-ids.data");
+  auto w = PerfDataWriter::Create(path, {e1, e2});
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 4; i++) {
+    Mmap2Record m = Map(10, 0x400000 + 0x1000 * i, 0x1000, "/lib/x.so", 1 + i);
+    m.has_build_id = true;
+    m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
+    m.sample_id.id = i % 2 ? 65 : 1;
+    ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &e1)).ok());
+  }
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(4u, s.mappings().size());
+  for (size_t i = 0; i < 4; i++)
+    EXPECT_EQ(i % 2 == 0, s.mappings()[i].build_id.has_value()) << "mapping " << i;
+}
+
 // perf writes a round per pass over its per-CPU buffers: a later CPU's records in a round can
 // be older than an earlier CPU's, and the next round's older than the end of this one. The
 // replay must still be in time order across the boundary, not round by round.

@@ -114,6 +114,7 @@ class Session {
   // The mapping that contains ip in process pid (kernel: the kernel's mappings; the kernel
   // image map extends to the end of the address space, as in perf). Inside a callback this is
   // the state at that record's time; after Process() the state at the end of the file.
+  // It remembers the last process it looked up: one thread at a time.
   const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
 
  private:
@@ -136,6 +137,7 @@ class Session {
     std::vector<FlushPoint> flushes;  // in file order
   };
   Plan Survey();
+  const EventAttr* AttrOf(const RecordView& r);
   uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
   Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
                 uint64_t* first_unknown, uint64_t* first_unknown_id);
@@ -163,6 +165,11 @@ class Session {
   // costs O(1), not a copy of the parent's table.
   using Tree = std::map<uint64_t, Span>;
   std::unordered_map<int32_t, std::shared_ptr<Tree>> maps_;
+  // FindIndex's memo of the last table it looked up: consecutive samples mostly come from one
+  // process. Forgotten whenever maps_ changes (AddMapping, OnFork).
+  mutable int32_t last_pid_ = 0;
+  mutable const Tree* last_tree_ = nullptr;
+  mutable bool last_valid_ = false;
   // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
@@ -170,6 +177,14 @@ class Session {
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
   std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
   SessionStats stats_;
+  // AttrOf's memo of the reader's id lookup: each record is matched to its event three times,
+  // and a file has only a few ids (one per event and CPU).
+  struct AttrSlot {
+    uint64_t id = 0;
+    const EventAttr* attr = nullptr;
+    bool valid = false;
+  };
+  AttrSlot attr_cache_[64];
 };
 
 }  // namespace pbid
