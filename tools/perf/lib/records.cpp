@@ -481,9 +481,11 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     }
   }
   if (st & PERF_SAMPLE_CALLCHAIN) {
-    uint64_t nr = 0;
     size_t nr_off = off;
-    PBID_TAKE(nr, "sample.callchain.nr");
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.callchain.nr");
+    uint64_t nr = br.U64At(off);
+    off += 8;
     if (nr > r.header.size / 8 || !br.Has(off, nr * 8)) {
       return Error("sample.callchain.nr", r.offset + nr_off,
                    std::to_string(nr) + " entries do not fit the record");

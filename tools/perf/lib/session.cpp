@@ -262,11 +262,17 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
   };
   // queue[0, sorted) is in order; what came after is sorted and merged in at a flush. Each
   // per-CPU stretch of a round arrives in order already, so this costs less than a heap.
-  std::vector<Ordered> queue;
+  std::vector<Ordered> queue, merged;
   size_t sorted = 0;
   auto flush = [&](uint64_t bound) -> Status {
     std::sort(queue.begin() + sorted, queue.end(), before);
-    std::inplace_merge(queue.begin(), queue.begin() + sorted, queue.end(), before);
+    if (sorted > 0 && sorted < queue.size() && before(queue[sorted], queue[sorted - 1])) {
+      // Into a buffer that is kept: inplace_merge would allocate one at every flush.
+      merged.clear();
+      std::merge(queue.begin(), queue.begin() + sorted, queue.begin() + sorted, queue.end(),
+                 std::back_inserter(merged), before);
+      queue.swap(merged);
+    }
     size_t n = 0;
     for (; n < queue.size() && queue[n].time <= bound; n++) {
       Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
