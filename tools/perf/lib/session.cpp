@@ -36,26 +36,6 @@ Mapping MappingFrom(const MmapLike& mm) {
   return m;
 }
 
-// The reader's PageReleaser lets 64 MiB of the mapped file stay resident in each pass, and a
-// session reads the file twice after the reader's own pass: each pass starts with none of it
-// resident and keeps less, so that the file's pages do not dominate the peak RSS.
-class PassPages {
- public:
-  explicit PassPages(const PerfDataReader& reader) : reader_(reader) { reader_.ReleasePages(); }
-  void Read(uint64_t bytes) {
-    read_ += bytes;
-    if (read_ >= kEvery) {
-      reader_.ReleasePages();
-      read_ = 0;
-    }
-  }
-
- private:
-  static constexpr uint64_t kEvery = uint64_t{16} << 20;
-  const PerfDataReader& reader_;
-  uint64_t read_ = 0;
-};
-
 Error AtRecord(const Error& e, const RecordView& r) {
   Error out = e;
   if (!out.has_offset())
@@ -212,7 +192,10 @@ Session::Plan Session::Survey() {
   bool cut = false;
   // Until the backward pass below, a point's bound is the earliest time up to the next point.
   uint64_t chunk_min = UINT64_MAX;
-  PassPages pages(reader_);
+  // Each pass starts with none of the file resident: the pass before may have left up to
+  // kReleasePagesEvery of it.
+  reader_.ReleasePages();
+  PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
     pages.Read(r.header.size);
     if (cut || in_chunk == kRecordsPerFlush) {
@@ -283,12 +266,13 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     sorted = queue.size();
     return Ok();
   };
-  // Pass 2, file order again: each record is queued with the time pass 1 gave it, and the queue
-  // is flushed at pass 1's points.
+  // Pass 2, file order again: each record is queued with its time (worked out as pass 1 did),
+  // and the queue is flushed at pass 1's points.
   size_t next_flush = 0;
   bool synth = true;
   uint64_t last_time = 0;
-  PassPages pages(reader_);
+  reader_.ReleasePages();
+  PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
     if (next_flush < plan.flushes.size() && plan.flushes[next_flush].offset == r.offset) {
       Status st = flush(plan.flushes[next_flush++].bound);
