@@ -149,7 +149,7 @@ class PerfDataReader {
   // after every kReleasePagesEvery bytes, so that its resident memory does not grow with the
   // file it reads.
   void ReleasePages() const;
-  static constexpr uint64_t kReleasePagesEvery = uint64_t{64} << 20;
+  static constexpr uint64_t kReleasePagesEvery = uint64_t{16} << 20;
   // Counts what a pass has read and releases the pages after every kReleasePagesEvery bytes.
   class PageReleaser {
    public:
