@@ -45,7 +45,7 @@ enum Feature : int {
   kFeatCmdline = 11,
   kFeatEventDesc = 12,
   // This project's own section, at a bit far above perf's (perf 6.x ends near 32): perf skips
-  // bits it does not know. Its layout is in Documentation/perf-data-format.md.
+  // bits it does not know. Its layout is in Documentation/perf-buildid.md.
   kFeatPbidMappingIds = 192,
   kFeatBits = 256,
 };
