@@ -432,12 +432,21 @@ Status Recorder::PrepareBpf() {
 Status Recorder::AttachBpf() {
   if (!bpf_)
     return Ok();
+  size_t attached = 0;
   for (int fd : fds_) {
     Status s = bpf_->Attach(fd);
-    if (s.ok())
+    if (s.ok()) {
+      attached++;
       continue;
+    }
     if (opt_.bpf == Options::Bpf::kOn)
       return Error(s.error()).Context("--bpf=on");
+    if (attached > 0) {
+      // Detaching would disable the events it is on: keep what runs, it only adds ids.
+      fprintf(stderr, "perf-buildid record: BPF on %zu of %zu events only (%s)\n", attached,
+              fds_.size(), s.error().ToString().c_str());
+      break;
+    }
     fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
             s.error().ToString().c_str());
     bpf_.reset();
