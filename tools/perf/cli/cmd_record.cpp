@@ -9,8 +9,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,13 +22,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "pbid/bpf/mapping_ids.h"
 #include "pbid/elf_build_id.h"
+#include "pbid/event_group.h"
 #include "pbid/perf_data.h"
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
@@ -126,31 +124,6 @@ long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigne
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-std::vector<int> OnlineCpus() {
-  std::vector<int> cpus;
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::string s;
-  if (in && std::getline(in, s)) {
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, ',')) {
-      int a, b;
-      if (sscanf(part.c_str(), "%d-%d", &a, &b) == 2) {
-        for (int i = a; i <= b; i++)
-          cpus.push_back(i);
-      } else if (sscanf(part.c_str(), "%d", &a) == 1) {
-        cpus.push_back(a);
-      }
-    }
-  }
-  if (cpus.empty()) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < (n > 0 ? n : 1); i++)
-      cpus.push_back(static_cast<int>(i));
-  }
-  return cpus;
-}
-
 std::string ReadLine(const std::string& path) {
   std::ifstream in(path);
   std::string s;
@@ -185,17 +158,9 @@ struct Options {
   std::vector<std::string> command;
 };
 
-struct Buffer {
-  int fd = -1;
-  void* base = MAP_FAILED;
-  size_t len = 0;
-  std::unique_ptr<RingBuffer> rb;
-};
-
 class Recorder {
  public:
   Recorder(const Options& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
-  ~Recorder();
   int Run();
 
  private:
@@ -224,8 +189,6 @@ class Recorder {
   char** argv_;
   EventAttr attr_;
   bool fallback_ = false;
-  std::vector<int> fds_;
-  std::vector<Buffer> buffers_;
   std::unique_ptr<PerfDataWriter> writer_;
   BuildIdCache cache_;
   std::optional<MaybeBuildId> vdso_;
@@ -240,16 +203,10 @@ class Recorder {
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
   std::string first_unreadable_;
   Status drain_error_;
+  // Last, so that it goes first: the events close before the BPF links on them and the
+  // command go, the order in which the recorder has always let go of them.
+  std::unique_ptr<EventGroup> events_;
 };
-
-Recorder::~Recorder() {
-  for (Buffer& b : buffers_) {
-    if (b.base != MAP_FAILED)
-      munmap(b.base, b.len);
-  }
-  for (int fd : fds_)
-    close(fd);
-}
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   SampleId id;
@@ -309,82 +266,33 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     a.enable_on_exec = 1;
   }
 
-  std::vector<int> cpus = OnlineCpus();
-  bool reported_kernel_excl = false;
-  size_t page = sysconf(_SC_PAGESIZE);
-  for (int cpu : cpus) {
-    int leader = -1;
-    for (pid_t pid : targets) {
-      long fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd < 0 && errno == EINVAL && a.build_id) {
-        a.build_id = 0;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0) {
-          fallback_ = true;
-          fprintf(stderr,
-                  "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
-                  "ids from /proc/PID/map_files as mappings are reported\n");
-        } else {
-          a.build_id = 1;
-          errno = EINVAL;
-        }
-      }
-      if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
-        a.exclude_kernel = 1;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0 && !reported_kernel_excl) {
-          reported_kernel_excl = true;
-          fprintf(stderr,
-                  "perf-buildid record: not allowed to sample the kernel; "
-                  "recording user space only\n");
-        }
-      }
-      if (fd < 0 && errno == ESRCH && targets.size() > 1)
-        continue;  // thread exited
-      if (fd < 0) {
-        int e = errno;
-        std::string what = "perf_event_open(" + opt_.event + ", cpu " + std::to_string(cpu) + ")";
-        if (e == ENOENT || e == EOPNOTSUPP) {
-          PrintError("record", Error(what, "event '" + opt_.event + "' is not supported here"));
-        } else if (e == EINVAL && a.freq) {
-          PrintError("record", Error::Sys(what, e,
-                                          "rejected (is -F above "
-                                          "kernel.perf_event_max_sample_rate?)"));
-        } else {
-          PrintError("record", Error::Sys(what, e, "failed"));
-        }
-        return kExitFailure;
-      }
-      fds_.push_back(static_cast<int>(fd));
-      uint64_t id = 0;
-      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_ID", errno, "failed"));
-        return kExitFailure;
-      }
-      attr_.ids.push_back(id);
-      if (leader < 0) {
-        Buffer b;
-        b.fd = static_cast<int>(fd);
-        b.len = (opt_.pages + 1) * page;
-        b.base = mmap(nullptr, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
-        if (b.base == MAP_FAILED) {
-          PrintError("record",
-                     Error::Sys("mmap ring buffer", errno, std::to_string(opt_.pages) + " pages"));
-          return kExitFailure;
-        }
-        b.rb = std::make_unique<RingBuffer>(b.base, page, opt_.pages * page);
-        buffers_.push_back(std::move(b));
-        leader = static_cast<int>(fd);
-      } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_SET_OUTPUT", errno, "failed"));
-        return kExitFailure;
-      }
+  EventGroupSpec spec;
+  spec.attr = a;
+  spec.name = opt_.event;
+  spec.cpus = OnlineCpus();
+  spec.pids = targets;
+  spec.data_pages = opt_.pages;
+  std::vector<EventFallback> applied;
+  auto group = EventGroup::Open(spec, &applied);
+  for (EventFallback f : applied) {
+    if (f == EventFallback::kBuildIdDropped) {
+      fallback_ = true;
+      fprintf(stderr,
+              "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
+              "ids from /proc/PID/map_files as mappings are reported\n");
+    } else {
+      fprintf(stderr,
+              "perf-buildid record: not allowed to sample the kernel; "
+              "recording user space only\n");
     }
   }
-  if (fds_.empty()) {
-    PrintError("record", "no event could be opened (did the process exit?)");
+  if (!group.ok()) {
+    PrintError("record", group.error());
     return kExitFailure;
   }
+  events_ = std::move(*group);
+  a = events_->attr();
+  attr_.ids = events_->ids();
   return kExitOk;
 }
 
@@ -432,7 +340,7 @@ Status Recorder::PrepareBpf() {
 Status Recorder::AttachBpf() {
   if (!bpf_)
     return Ok();
-  for (int fd : fds_) {
+  for (int fd : events_->fds()) {
     Status s = bpf_->Attach(fd);
     if (s.ok())
       continue;
@@ -717,9 +625,9 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
 
 Status Recorder::Drain(bool* wrote) {
   *wrote = false;
-  for (Buffer& b : buffers_) {
+  for (EventGroup::Ring& ring : events_->rings()) {
     Status failure;
-    auto n = b.rb->Read([&](const uint8_t* rec, size_t size) {
+    auto n = ring.buffer.Read([&](const uint8_t* rec, size_t size) {
       Status s = HandleRecord(rec, size);
       if (!s.ok()) {
         failure = s;
@@ -860,8 +768,8 @@ int Recorder::Run() {
   }
 
   std::vector<pollfd> pfds;
-  for (const Buffer& b : buffers_)
-    pfds.push_back(pollfd{b.fd, POLLIN, 0});
+  for (const EventGroup::Ring& ring : events_->rings())
+    pfds.push_back(pollfd{ring.fd, POLLIN, 0});
   bool stopping = false;
   time_t last_checkpoint = time(nullptr);
   while (true) {
@@ -898,8 +806,7 @@ int Recorder::Run() {
       stopping = true;
     if (stopping) {
       // Stop the events, then one more pass collects what they wrote last.
-      for (int fd : fds_)
-        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      events_->Disable();
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
