@@ -459,28 +459,15 @@ Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
 }
 
 Status Recorder::SynthesizeKernel() {
-  std::ifstream in("/proc/kallsyms");
-  std::string line;
-  uint64_t text = 0, etext = 0;
-  while (std::getline(in, line) && (text == 0 || etext == 0)) {
-    char sym[256];
-    uint64_t addr;
-    char type;
-    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3)
-      continue;
-    if (text == 0 && strcmp(sym, "_text") == 0)
-      text = addr;
-    if (etext == 0 && strcmp(sym, "_etext") == 0)
-      etext = addr;
-  }
-  if (text == 0 || etext <= text)
+  auto text = ReadKernelText();
+  if (!text.ok() || !*text)
     return Ok();  // no kallsyms or addresses hidden (kptr_restrict)
   Mmap2Record m;
   m.pid = static_cast<uint32_t>(-1);
   m.tid = 0;
-  m.start = text;
-  m.len = etext - text;
-  m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
+  m.start = (*text)->start;
+  m.len = (*text)->end - (*text)->start;
+  m.pgoff = (*text)->start;  // perf's convention: the address of the reference symbol (_text)
   m.filename = kKernelMmapName;
   auto id = KernelBuildId();
   if (id.ok() && *id) {
