@@ -164,10 +164,15 @@ class Recorder {
   int Run();
 
  private:
+  Status Prepare();
+  Status StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth);
+  Status Record();
+  int Finish(const Status& recorded);
+  Features FileFeatures();
   Status PrepareBpf();
   Status AttachBpf();
   void FinishBpf(Features* f);
-  int OpenEvents(const std::vector<pid_t>& targets);
+  Status OpenEvents(const std::vector<pid_t>& targets);
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
   Status Drain(bool* wrote);
@@ -195,6 +200,8 @@ class Recorder {
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
   std::unique_ptr<Workload> workload_;  // the command, when record runs one
+  bool child_done_ = false;             // the command has exited: child_status_ is its wait status
+  int child_status_ = 0;
   std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
   std::optional<BpfMappingIds::Stats> bpf_stats_;
   uint64_t disputed_ = 0;  // mappings whose id two sources gave differently: written without
@@ -216,7 +223,7 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   return id;
 }
 
-int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
+Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   perf_event_attr& a = attr_.attr;
   memset(&a, 0, sizeof(a));
   a.size = sizeof(a);
@@ -286,14 +293,12 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
               "recording user space only\n");
     }
   }
-  if (!group.ok()) {
-    PrintError("record", group.error());
-    return kExitFailure;
-  }
+  if (!group.ok())
+    return group.error();
   events_ = std::move(*group);
   a = events_->attr();
   attr_.ids = events_->ids();
-  return kExitOk;
+  return Ok();
 }
 
 // Whether the kernel puts build ids into MMAP2 records (attr.build_id, Linux 5.12 or the
@@ -661,7 +666,19 @@ void Recorder::Summary() {
   }
 }
 
+// The options are parsed before (pbid_cmd_record). An error while preparing ends the command
+// at once; once the recording runs, an error still finishes the file with what it recorded.
 int Recorder::Run() {
+  Status prepared = Prepare();
+  if (!prepared.ok()) {
+    PrintError("record", prepared.error());
+    workload_.reset();  // the command must not outlive a recording that never started
+    return kExitFailure;
+  }
+  return Finish(Record());
+}
+
+void InstallSignalHandlers() {
   // Handlers first: a SIGINT that comes while the command starts must stop the recording,
   // not kill the recorder.
   struct sigaction sa {};
@@ -671,89 +688,57 @@ int Recorder::Run() {
   sigaction(SIGTERM, &sa, nullptr);
   // A reader of our output going away must not kill us before the file is finished.
   signal(SIGPIPE, SIG_IGN);
+}
 
-  std::vector<pid_t> targets, synth;
+// The processes the events follow; *synth: those already running, which get synthesized
+// records. The command is started here but held until the events are open.
+Status Recorder::StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth) {
   if (opt_.all_cpus) {
-    targets.push_back(-1);
+    targets->push_back(-1);
   } else if (opt_.pid > 0) {
-    targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
-    if (targets.empty()) {
-      PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
-      return kExitFailure;
-    }
-    synth.push_back(opt_.pid);
+    *targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
+    if (targets->empty())
+      return Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process");
+    synth->push_back(opt_.pid);
   } else {
-    auto w = Workload::Start(opt_.command, to_stdout());
-    if (!w.ok()) {
-      PrintError("record", w.error());
-      return kExitFailure;
-    }
-    workload_ = std::move(*w);
-    targets.push_back(workload_->pid());
+    PBID_ASSIGN_OR_RETURN(workload_, Workload::Start(opt_.command, to_stdout()));
+    targets->push_back(workload_->pid());
   }
+  return Ok();
+}
 
-  auto kill_child = [&]() { workload_.reset(); };
-  Status prep = PrepareBpf();
-  if (!prep.ok()) {
-    PrintError("record", prep.error());
-    kill_child();
-    return kExitFailure;
-  }
-  int rc = OpenEvents(targets);
-  if (rc != kExitOk) {
-    kill_child();
-    return rc;
-  }
-  prep = AttachBpf();
-  if (!prep.ok()) {
-    PrintError("record", prep.error());
-    kill_child();
-    return kExitFailure;
-  }
+Status Recorder::Prepare() {
+  InstallSignalHandlers();
+  std::vector<pid_t> targets, synth;
+  PBID_RETURN_IF_ERROR(StartTargets(&targets, &synth));
+  PBID_RETURN_IF_ERROR(PrepareBpf());
+  PBID_RETURN_IF_ERROR(OpenEvents(targets));
+  PBID_RETURN_IF_ERROR(AttachBpf());
   std::vector<EventAttr> attrs{attr_};
-  auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
-                       : PerfDataWriter::Create(opt_.output, attrs);
-  if (!w.ok()) {
-    PrintError("record", w.error());
-    kill_child();
-    return kExitFailure;
-  }
-  writer_ = std::move(*w);
+  PBID_ASSIGN_OR_RETURN(
+      writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
+                           : PerfDataWriter::Create(opt_.output, attrs));
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
   if (opt_.all_cpus)
     synth = ListPids("/proc");
-  Status s = SynthesizeKernel();
-  if (s.ok())
-    s = Synthesize(synth);
-  if (s.ok())
-    s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  PBID_RETURN_IF_ERROR(SynthesizeKernel());
+  PBID_RETURN_IF_ERROR(Synthesize(synth));
+  PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit)));
 
-  int child_status = 0;
-  bool child_done = false;
-  if (workload_) {
-    s = workload_->Go();
-    if (!s.ok()) {
-      PrintError("record", s.error());
-      return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
-    }
-  }
+  // A command that cannot run leaves FILE as it was: the writer removes its temporary file.
+  if (workload_)
+    PBID_RETURN_IF_ERROR(workload_->Go());
   // A recording exists now: the previous file becomes FILE.old and this one takes its name.
-  s = to_stdout() ? Ok() : BackupOld(opt_.output);
-  if (s.ok())
-    s = writer_->Publish();
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  if (!to_stdout())
+    PBID_RETURN_IF_ERROR(BackupOld(opt_.output));
+  return writer_->Publish();
+}
 
+// Until the command exits, the -p process goes or SIGINT/SIGTERM comes; then the events are
+// stopped and one more pass collects what they wrote last.
+Status Recorder::Record() {
   std::vector<pollfd> pfds;
   for (const EventGroup::Ring& ring : events_->rings())
     pfds.push_back(pollfd{ring.fd, POLLIN, 0});
@@ -762,44 +747,34 @@ int Recorder::Run() {
   while (true) {
     bool wrote = false;
     // Stacks first, then the records: a stack's mappings are then known when it is matched.
-    if (bpf_) {
-      s = bpf_->Collect();
-      if (!s.ok())
-        break;
-    }
-    s = Drain(&wrote);
-    if (!s.ok())
-      break;
+    if (bpf_)
+      PBID_RETURN_IF_ERROR(bpf_->Collect());
+    PBID_RETURN_IF_ERROR(Drain(&wrote));
     if (bpf_)
       bpf_->Match();
-    if (wrote) {
-      s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
-      if (!s.ok())
-        break;
-    }
+    if (wrote)
+      PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)));
     if (time(nullptr) != last_checkpoint) {
       last_checkpoint = time(nullptr);
-      s = writer_->Checkpoint();
-      if (!s.ok())
-        break;
+      PBID_RETURN_IF_ERROR(writer_->Checkpoint());
     }
     if (stopping)
-      break;
-    if (workload_ && !child_done)
-      child_done = workload_->Exited(&child_status);
+      return Ok();
+    if (workload_ && !child_done_)
+      child_done_ = workload_->Exited(&child_status_);
     if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
       stopping = true;
-    if (child_done || g_stop)
+    if (child_done_ || g_stop)
       stopping = true;
     if (stopping) {
-      // Stop the events, then one more pass collects what they wrote last.
       events_->Disable();
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
   }
-  // Write the complete file before waiting for the command: what was recorded must be on
-  // disk even if the command is slow to die.
+}
+
+Features Recorder::FileFeatures() {
   Features f = HostFeatures();
   std::vector<std::string> cmdline;
   char exe[4096];
@@ -810,31 +785,39 @@ int Recorder::Run() {
   f.cmdline = cmdline;
   FinishBpf(&f);
   f.build_ids = table_;
-  Status fin = writer_->Finish(f);
-  if (workload_ && !child_done) {
-    child_status = workload_->Terminate(kTermTimeoutMs);
-    child_done = true;
+  return f;
+}
+
+// recorded: how the recording ended; its error is reported, but what was recorded is still
+// written.
+int Recorder::Finish(const Status& recorded) {
+  // Write the complete file before waiting for the command: what was recorded must be on
+  // disk even if the command is slow to die.
+  Status fin = writer_->Finish(FileFeatures());
+  if (workload_ && !child_done_) {
+    child_status_ = workload_->Terminate(kTermTimeoutMs);
+    child_done_ = true;
   }
-  if (!s.ok() || !fin.ok()) {
-    PrintError("record", s.ok() ? fin.error() : s.error());
+  if (!recorded.ok() || !fin.ok()) {
+    PrintError("record", recorded.ok() ? fin.error() : recorded.error());
     return kExitFailure;
   }
   Summary();
-  if (child_done && !opt_.quiet) {
-    if (WIFEXITED(child_status) && WEXITSTATUS(child_status) != 0) {
+  if (child_done_ && !opt_.quiet) {
+    if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {
       fprintf(stderr, "[ %s exited with status %d ]\n", opt_.command[0].c_str(),
-              WEXITSTATUS(child_status));
-    } else if (WIFSIGNALED(child_status)) {
+              WEXITSTATUS(child_status_));
+    } else if (WIFSIGNALED(child_status_)) {
       fprintf(stderr, "[ %s killed by signal %d ]\n", opt_.command[0].c_str(),
-              WTERMSIG(child_status));
+              WTERMSIG(child_status_));
     }
   }
   // As perf: the command's own status, so that a script sees it fail. A command that dies of
   // the SIGINT/SIGTERM that stopped us (or of our SIGTERM/SIGKILL) did what was asked.
-  if (child_done && WIFEXITED(child_status))
-    return WEXITSTATUS(child_status);
-  if (child_done && WIFSIGNALED(child_status) && !g_stop)
-    return 128 + WTERMSIG(child_status);
+  if (child_done_ && WIFEXITED(child_status_))
+    return WEXITSTATUS(child_status_);
+  if (child_done_ && WIFSIGNALED(child_status_) && !g_stop)
+    return 128 + WTERMSIG(child_status_);
   return kExitOk;
 }
 
