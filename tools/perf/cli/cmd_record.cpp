@@ -9,8 +9,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,13 +22,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "pbid/bpf/mapping_ids.h"
 #include "pbid/elf_build_id.h"
+#include "pbid/event_group.h"
 #include "pbid/perf_data.h"
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
@@ -126,31 +124,6 @@ long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigne
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-std::vector<int> OnlineCpus() {
-  std::vector<int> cpus;
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::string s;
-  if (in && std::getline(in, s)) {
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, ',')) {
-      int a, b;
-      if (sscanf(part.c_str(), "%d-%d", &a, &b) == 2) {
-        for (int i = a; i <= b; i++)
-          cpus.push_back(i);
-      } else if (sscanf(part.c_str(), "%d", &a) == 1) {
-        cpus.push_back(a);
-      }
-    }
-  }
-  if (cpus.empty()) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < (n > 0 ? n : 1); i++)
-      cpus.push_back(static_cast<int>(i));
-  }
-  return cpus;
-}
-
 std::string ReadLine(const std::string& path) {
   std::ifstream in(path);
   std::string s;
@@ -185,24 +158,21 @@ struct Options {
   std::vector<std::string> command;
 };
 
-struct Buffer {
-  int fd = -1;
-  void* base = MAP_FAILED;
-  size_t len = 0;
-  std::unique_ptr<RingBuffer> rb;
-};
-
 class Recorder {
  public:
   Recorder(const Options& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
-  ~Recorder();
   int Run();
 
  private:
+  Status Prepare();
+  Status StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth);
+  Status Record();
+  int Finish(const Status& recorded);
+  Features FileFeatures();
   Status PrepareBpf();
   Status AttachBpf();
   void FinishBpf(Features* f);
-  int OpenEvents(const std::vector<pid_t>& targets);
+  Status OpenEvents(const std::vector<pid_t>& targets);
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
   Status Drain(bool* wrote);
@@ -224,14 +194,14 @@ class Recorder {
   char** argv_;
   EventAttr attr_;
   bool fallback_ = false;
-  std::vector<int> fds_;
-  std::vector<Buffer> buffers_;
   std::unique_ptr<PerfDataWriter> writer_;
   BuildIdCache cache_;
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
   std::unique_ptr<Workload> workload_;  // the command, when record runs one
+  bool child_done_ = false;             // the command has exited: child_status_ is its wait status
+  int child_status_ = 0;
   std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
   std::optional<BpfMappingIds::Stats> bpf_stats_;
   uint64_t disputed_ = 0;  // mappings whose id two sources gave differently: written without
@@ -240,16 +210,10 @@ class Recorder {
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
   std::string first_unreadable_;
   Status drain_error_;
+  // Last, so that it goes first: the events close before the BPF links on them and the
+  // command go, the order in which the recorder has always let go of them.
+  std::unique_ptr<EventGroup> events_;
 };
-
-Recorder::~Recorder() {
-  for (Buffer& b : buffers_) {
-    if (b.base != MAP_FAILED)
-      munmap(b.base, b.len);
-  }
-  for (int fd : fds_)
-    close(fd);
-}
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   SampleId id;
@@ -259,7 +223,7 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   return id;
 }
 
-int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
+Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   perf_event_attr& a = attr_.attr;
   memset(&a, 0, sizeof(a));
   a.size = sizeof(a);
@@ -309,83 +273,32 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     a.enable_on_exec = 1;
   }
 
-  std::vector<int> cpus = OnlineCpus();
-  bool reported_kernel_excl = false;
-  size_t page = sysconf(_SC_PAGESIZE);
-  for (int cpu : cpus) {
-    int leader = -1;
-    for (pid_t pid : targets) {
-      long fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd < 0 && errno == EINVAL && a.build_id) {
-        a.build_id = 0;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0) {
-          fallback_ = true;
-          fprintf(stderr,
-                  "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
-                  "ids from /proc/PID/map_files as mappings are reported\n");
-        } else {
-          a.build_id = 1;
-          errno = EINVAL;
-        }
-      }
-      if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
-        a.exclude_kernel = 1;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0 && !reported_kernel_excl) {
-          reported_kernel_excl = true;
-          fprintf(stderr,
-                  "perf-buildid record: not allowed to sample the kernel; "
-                  "recording user space only\n");
-        }
-      }
-      if (fd < 0 && errno == ESRCH && targets.size() > 1)
-        continue;  // thread exited
-      if (fd < 0) {
-        int e = errno;
-        std::string what = "perf_event_open(" + opt_.event + ", cpu " + std::to_string(cpu) + ")";
-        if (e == ENOENT || e == EOPNOTSUPP) {
-          PrintError("record", Error(what, "event '" + opt_.event + "' is not supported here"));
-        } else if (e == EINVAL && a.freq) {
-          PrintError("record", Error::Sys(what, e,
-                                          "rejected (is -F above "
-                                          "kernel.perf_event_max_sample_rate?)"));
-        } else {
-          PrintError("record", Error::Sys(what, e, "failed"));
-        }
-        return kExitFailure;
-      }
-      fds_.push_back(static_cast<int>(fd));
-      uint64_t id = 0;
-      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_ID", errno, "failed"));
-        return kExitFailure;
-      }
-      attr_.ids.push_back(id);
-      if (leader < 0) {
-        Buffer b;
-        b.fd = static_cast<int>(fd);
-        b.len = (opt_.pages + 1) * page;
-        b.base = mmap(nullptr, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
-        if (b.base == MAP_FAILED) {
-          PrintError("record",
-                     Error::Sys("mmap ring buffer", errno, std::to_string(opt_.pages) + " pages"));
-          return kExitFailure;
-        }
-        b.rb = std::make_unique<RingBuffer>(b.base, page, opt_.pages * page);
-        buffers_.push_back(std::move(b));
-        leader = static_cast<int>(fd);
-      } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_SET_OUTPUT", errno, "failed"));
-        return kExitFailure;
-      }
+  EventGroupSpec spec;
+  spec.attr = a;
+  spec.name = opt_.event;
+  spec.cpus = OnlineCpus();
+  spec.pids = targets;
+  spec.data_pages = opt_.pages;
+  std::vector<EventFallback> applied;
+  auto group = EventGroup::Open(spec, &applied);
+  for (EventFallback f : applied) {
+    if (f == EventFallback::kBuildIdDropped) {
+      fallback_ = true;
+      fprintf(stderr,
+              "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
+              "ids from /proc/PID/map_files as mappings are reported\n");
+    } else {
+      fprintf(stderr,
+              "perf-buildid record: not allowed to sample the kernel; "
+              "recording user space only\n");
     }
   }
-  if (fds_.empty()) {
-    PrintError("record", "no event could be opened (did the process exit?)");
-    return kExitFailure;
-  }
-  return kExitOk;
+  if (!group.ok())
+    return group.error();
+  events_ = std::move(*group);
+  a = events_->attr();
+  attr_.ids = events_->ids();
+  return Ok();
 }
 
 // Whether the kernel puts build ids into MMAP2 records (attr.build_id, Linux 5.12 or the
@@ -433,7 +346,7 @@ Status Recorder::AttachBpf() {
   if (!bpf_)
     return Ok();
   size_t attached = 0;
-  for (int fd : fds_) {
+  for (int fd : events_->fds()) {
     Status s = bpf_->Attach(fd);
     if (s.ok()) {
       attached++;
@@ -444,7 +357,7 @@ Status Recorder::AttachBpf() {
     if (attached > 0) {
       // Detaching would disable the events it is on: keep what runs, it only adds ids.
       fprintf(stderr, "perf-buildid record: BPF on %zu of %zu events only (%s)\n", attached,
-              fds_.size(), s.error().ToString().c_str());
+              events_->fds().size(), s.error().ToString().c_str());
       break;
     }
     fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
@@ -560,28 +473,15 @@ Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
 }
 
 Status Recorder::SynthesizeKernel() {
-  std::ifstream in("/proc/kallsyms");
-  std::string line;
-  uint64_t text = 0, etext = 0;
-  while (std::getline(in, line) && (text == 0 || etext == 0)) {
-    char sym[256];
-    uint64_t addr;
-    char type;
-    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3)
-      continue;
-    if (text == 0 && strcmp(sym, "_text") == 0)
-      text = addr;
-    if (etext == 0 && strcmp(sym, "_etext") == 0)
-      etext = addr;
-  }
-  if (text == 0 || etext <= text)
+  auto text = ReadKernelText();
+  if (!text.ok() || !*text)
     return Ok();  // no kallsyms or addresses hidden (kptr_restrict)
   Mmap2Record m;
   m.pid = static_cast<uint32_t>(-1);
   m.tid = 0;
-  m.start = text;
-  m.len = etext - text;
-  m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
+  m.start = (*text)->start;
+  m.len = (*text)->end - (*text)->start;
+  m.pgoff = (*text)->start;  // perf's convention: the address of the reference symbol (_text)
   m.filename = kKernelMmapName;
   auto id = KernelBuildId();
   if (id.ok() && *id) {
@@ -726,9 +626,9 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
 
 Status Recorder::Drain(bool* wrote) {
   *wrote = false;
-  for (Buffer& b : buffers_) {
+  for (EventGroup::Ring& ring : events_->rings()) {
     Status failure;
-    auto n = b.rb->Read([&](const uint8_t* rec, size_t size) {
+    auto n = ring.buffer.Read([&](const uint8_t* rec, size_t size) {
       Status s = HandleRecord(rec, size);
       if (!s.ok()) {
         failure = s;
@@ -775,7 +675,19 @@ void Recorder::Summary() {
   }
 }
 
+// The options are parsed before (pbid_cmd_record). An error while preparing ends the command
+// at once; once the recording runs, an error still finishes the file with what it recorded.
 int Recorder::Run() {
+  Status prepared = Prepare();
+  if (!prepared.ok()) {
+    PrintError("record", prepared.error());
+    workload_.reset();  // the command must not outlive a recording that never started
+    return kExitFailure;
+  }
+  return Finish(Record());
+}
+
+void InstallSignalHandlers() {
   // Handlers first: a SIGINT that comes while the command starts must stop the recording,
   // not kill the recorder.
   struct sigaction sa {};
@@ -785,136 +697,93 @@ int Recorder::Run() {
   sigaction(SIGTERM, &sa, nullptr);
   // A reader of our output going away must not kill us before the file is finished.
   signal(SIGPIPE, SIG_IGN);
+}
 
-  std::vector<pid_t> targets, synth;
+// The processes the events follow; *synth: those already running, which get synthesized
+// records. The command is started here but held until the events are open.
+Status Recorder::StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth) {
   if (opt_.all_cpus) {
-    targets.push_back(-1);
+    targets->push_back(-1);
   } else if (opt_.pid > 0) {
-    targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
-    if (targets.empty()) {
-      PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
-      return kExitFailure;
-    }
-    synth.push_back(opt_.pid);
+    *targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
+    if (targets->empty())
+      return Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process");
+    synth->push_back(opt_.pid);
   } else {
-    auto w = Workload::Start(opt_.command, to_stdout());
-    if (!w.ok()) {
-      PrintError("record", w.error());
-      return kExitFailure;
-    }
-    workload_ = std::move(*w);
-    targets.push_back(workload_->pid());
+    PBID_ASSIGN_OR_RETURN(workload_, Workload::Start(opt_.command, to_stdout()));
+    targets->push_back(workload_->pid());
   }
+  return Ok();
+}
 
-  auto kill_child = [&]() { workload_.reset(); };
-  Status prep = PrepareBpf();
-  if (!prep.ok()) {
-    PrintError("record", prep.error());
-    kill_child();
-    return kExitFailure;
-  }
-  int rc = OpenEvents(targets);
-  if (rc != kExitOk) {
-    kill_child();
-    return rc;
-  }
-  prep = AttachBpf();
-  if (!prep.ok()) {
-    PrintError("record", prep.error());
-    kill_child();
-    return kExitFailure;
-  }
+Status Recorder::Prepare() {
+  InstallSignalHandlers();
+  std::vector<pid_t> targets, synth;
+  PBID_RETURN_IF_ERROR(StartTargets(&targets, &synth));
+  PBID_RETURN_IF_ERROR(PrepareBpf());
+  PBID_RETURN_IF_ERROR(OpenEvents(targets));
+  PBID_RETURN_IF_ERROR(AttachBpf());
   std::vector<EventAttr> attrs{attr_};
-  auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
-                       : PerfDataWriter::Create(opt_.output, attrs);
-  if (!w.ok()) {
-    PrintError("record", w.error());
-    kill_child();
-    return kExitFailure;
-  }
-  writer_ = std::move(*w);
+  PBID_ASSIGN_OR_RETURN(
+      writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
+                           : PerfDataWriter::Create(opt_.output, attrs));
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
   if (opt_.all_cpus)
     synth = ListPids("/proc");
-  Status s = SynthesizeKernel();
-  if (s.ok())
-    s = Synthesize(synth);
-  if (s.ok())
-    s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  PBID_RETURN_IF_ERROR(SynthesizeKernel());
+  PBID_RETURN_IF_ERROR(Synthesize(synth));
+  PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit)));
 
-  int child_status = 0;
-  bool child_done = false;
-  if (workload_) {
-    s = workload_->Go();
-    if (!s.ok()) {
-      PrintError("record", s.error());
-      return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
-    }
-  }
+  // A command that cannot run leaves FILE as it was: the writer removes its temporary file.
+  if (workload_)
+    PBID_RETURN_IF_ERROR(workload_->Go());
   // A recording exists now: the previous file becomes FILE.old and this one takes its name.
-  s = to_stdout() ? Ok() : BackupOld(opt_.output);
-  if (s.ok())
-    s = writer_->Publish();
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  if (!to_stdout())
+    PBID_RETURN_IF_ERROR(BackupOld(opt_.output));
+  return writer_->Publish();
+}
 
+// Until the command exits, the -p process goes or SIGINT/SIGTERM comes; then the events are
+// stopped and one more pass collects what they wrote last.
+Status Recorder::Record() {
   std::vector<pollfd> pfds;
-  for (const Buffer& b : buffers_)
-    pfds.push_back(pollfd{b.fd, POLLIN, 0});
+  for (const EventGroup::Ring& ring : events_->rings())
+    pfds.push_back(pollfd{ring.fd, POLLIN, 0});
   bool stopping = false;
   time_t last_checkpoint = time(nullptr);
   while (true) {
     bool wrote = false;
     // Stacks first, then the records: a stack's mappings are then known when it is matched.
-    if (bpf_) {
-      s = bpf_->Collect();
-      if (!s.ok())
-        break;
-    }
-    s = Drain(&wrote);
-    if (!s.ok())
-      break;
+    if (bpf_)
+      PBID_RETURN_IF_ERROR(bpf_->Collect());
+    PBID_RETURN_IF_ERROR(Drain(&wrote));
     if (bpf_)
       bpf_->Match();
-    if (wrote) {
-      s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
-      if (!s.ok())
-        break;
-    }
+    if (wrote)
+      PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)));
     if (time(nullptr) != last_checkpoint) {
       last_checkpoint = time(nullptr);
-      s = writer_->Checkpoint();
-      if (!s.ok())
-        break;
+      PBID_RETURN_IF_ERROR(writer_->Checkpoint());
     }
     if (stopping)
-      break;
-    if (workload_ && !child_done)
-      child_done = workload_->Exited(&child_status);
+      return Ok();
+    if (workload_ && !child_done_)
+      child_done_ = workload_->Exited(&child_status_);
     if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
       stopping = true;
-    if (child_done || g_stop)
+    if (child_done_ || g_stop)
       stopping = true;
     if (stopping) {
-      // Stop the events, then one more pass collects what they wrote last.
-      for (int fd : fds_)
-        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      events_->Disable();
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
   }
-  // Write the complete file before waiting for the command: what was recorded must be on
-  // disk even if the command is slow to die.
+}
+
+Features Recorder::FileFeatures() {
   Features f = HostFeatures();
   std::vector<std::string> cmdline;
   char exe[4096];
@@ -925,31 +794,39 @@ int Recorder::Run() {
   f.cmdline = cmdline;
   FinishBpf(&f);
   f.build_ids = table_;
-  Status fin = writer_->Finish(f);
-  if (workload_ && !child_done) {
-    child_status = workload_->Terminate(kTermTimeoutMs);
-    child_done = true;
+  return f;
+}
+
+// recorded: how the recording ended; its error is reported, but what was recorded is still
+// written.
+int Recorder::Finish(const Status& recorded) {
+  // Write the complete file before waiting for the command: what was recorded must be on
+  // disk even if the command is slow to die.
+  Status fin = writer_->Finish(FileFeatures());
+  if (workload_ && !child_done_) {
+    child_status_ = workload_->Terminate(kTermTimeoutMs);
+    child_done_ = true;
   }
-  if (!s.ok() || !fin.ok()) {
-    PrintError("record", s.ok() ? fin.error() : s.error());
+  if (!recorded.ok() || !fin.ok()) {
+    PrintError("record", recorded.ok() ? fin.error() : recorded.error());
     return kExitFailure;
   }
   Summary();
-  if (child_done && !opt_.quiet) {
-    if (WIFEXITED(child_status) && WEXITSTATUS(child_status) != 0) {
+  if (child_done_ && !opt_.quiet) {
+    if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {
       fprintf(stderr, "[ %s exited with status %d ]\n", opt_.command[0].c_str(),
-              WEXITSTATUS(child_status));
-    } else if (WIFSIGNALED(child_status)) {
+              WEXITSTATUS(child_status_));
+    } else if (WIFSIGNALED(child_status_)) {
       fprintf(stderr, "[ %s killed by signal %d ]\n", opt_.command[0].c_str(),
-              WTERMSIG(child_status));
+              WTERMSIG(child_status_));
     }
   }
   // As perf: the command's own status, so that a script sees it fail. A command that dies of
   // the SIGINT/SIGTERM that stopped us (or of our SIGTERM/SIGKILL) did what was asked.
-  if (child_done && WIFEXITED(child_status))
-    return WEXITSTATUS(child_status);
-  if (child_done && WIFSIGNALED(child_status) && !g_stop)
-    return 128 + WTERMSIG(child_status);
+  if (child_done_ && WIFEXITED(child_status_))
+    return WEXITSTATUS(child_status_);
+  if (child_done_ && WIFSIGNALED(child_status_) && !g_stop)
+    return 128 + WTERMSIG(child_status_);
   return kExitOk;
 }
 
