@@ -13,7 +13,6 @@
 # of build_id (build_id - plain, ns per mmap) on each kernel, and plain on 5.10-buildid against
 # plain on 5.10 within the spread of the boots.
 set -euo pipefail
-. "$(dirname "$0")/../kernel/scripts/common.sh"
 . "$(dirname "$0")/lib.sh"
 
 iters=50000 rounds=9 boots=3 out=$LAB_ROOT/build/bench/kernel-mmap.md

@@ -3,7 +3,8 @@
 
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PBID=${PBID:-$BENCH_ROOT/build/bin/perf-buildid}
-declare -F die >/dev/null || die() { echo "bench: error: $*" >&2; exit 1; }
+# The lab's cache directory (CACHE, which BUILDID_MMAP_CACHE moves) and its die().
+. "$BENCH_ROOT/kernel/scripts/common.sh"
 
 # awk functions, put in front of a program: the median of a space-separated list of numbers
 # (the mean of the middle two for an even count), and its range as "lo–hi".

@@ -17,7 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 root=$BENCH_ROOT
 runs=5 sizes="16 64 256 1024" report_max=256
-datadir=${BENCH_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap/bench}
+datadir=${BENCH_DATA:-$CACHE/bench}
 out=$root/build/bench/read.md
 while getopts "n:s:R:d:o:" o; do
 	case $o in

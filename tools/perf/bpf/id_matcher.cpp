@@ -54,6 +54,19 @@ void BpfIdMatcher::Exec(uint32_t pid, uint64_t t) {
     m.until = std::min(m.until, t);
 }
 
+void BpfIdMatcher::Fork(uint32_t parent, uint32_t child, uint64_t t) {
+  auto it = by_pid_.find(parent);
+  if (it == by_pid_.end() || parent == child)
+    return;
+  std::vector<Mapping> inherited;
+  for (const Mapping& m : it->second) {
+    if (m.since <= t && t < m.until)
+      inherited.push_back(Mapping{m.start, m.end, m.pgoff, t, UINT64_MAX, m.key});
+  }
+  std::vector<Mapping>& maps = by_pid_[child];
+  maps.insert(maps.end(), inherited.begin(), inherited.end());
+}
+
 BpfIdMatcher::Verdict BpfIdMatcher::Offer(uint32_t pid, uint64_t t, const BpfFrame& frame) {
   if (!frame.has_id)
     return Verdict::kNoId;
@@ -97,6 +110,11 @@ std::optional<BuildId> BpfIdMatcher::IdOf(uint64_t mapping_key) const {
   if (it == ids_.end() || it->second.conflict)
     return std::nullopt;
   return it->second.id;
+}
+
+bool BpfIdMatcher::Disputed(uint64_t mapping_key) const {
+  auto it = ids_.find(mapping_key);
+  return it != ids_.end() && it->second.conflict;
 }
 
 }  // namespace pbid

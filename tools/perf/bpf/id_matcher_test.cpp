@@ -77,11 +77,23 @@ TEST_F(BpfIdMatcherTest, ExecEndsTheMappings) {
   EXPECT_EQ(V::kAssigned, m_.Offer(7, 299, Frame(0x400123, kA, 0x1123)));
 }
 
+TEST_F(BpfIdMatcherTest, AForkedChildSharesTheParentsMappingsFromTheFork) {
+  m_.Fork(7, 8, 120);
+  EXPECT_EQ(V::kNoMapping, m_.Offer(8, 110, Frame(0x400123, kA, 0x1123)));
+  EXPECT_EQ(V::kAssigned, m_.Offer(8, 130, Frame(0x400123, kA, 0x1123)));
+  EXPECT_EQ(kA, *m_.IdOf(kText));
+  // The child's exec ends its copy only.
+  m_.Exec(8, 140);
+  EXPECT_EQ(V::kNoMapping, m_.Offer(8, 150, Frame(0x400123, kA, 0x1123)));
+  EXPECT_EQ(V::kConfirmed, m_.Offer(7, 150, Frame(0x400123, kA, 0x1123)));
+}
+
 TEST_F(BpfIdMatcherTest, AnIdThatDisagreesWithTheFilesIsDroppedWithIt) {
   m_.KnownId(kText, kA);
   EXPECT_EQ(V::kConfirmed, m_.Offer(7, 150, Frame(0x400123, kA, 0x1123)));
   EXPECT_EQ(V::kConflict, m_.Offer(7, 160, Frame(0x400123, kB, 0x1123)));
   EXPECT_FALSE(m_.IdOf(kText).has_value());
+  EXPECT_TRUE(m_.Disputed(kText));
   EXPECT_EQ(1u, m_.conflicts());
   // and it stays dropped, whatever comes next
   EXPECT_EQ(V::kConflict, m_.Offer(7, 170, Frame(0x400123, kA, 0x1123)));

@@ -4,6 +4,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
@@ -112,9 +115,16 @@ Result<std::unique_ptr<BpfStackIds>> BpfStackIds::Load() {
 }
 
 Status BpfStackIds::Attach(int perf_fd) {
-  bpf_link* link = bpf_program__attach_perf_event(impl_->skel->progs.user_stack_ids, perf_fd);
+  // libbpf's link owns the descriptor it is given: it disables the event and closes the
+  // descriptor when the link goes. It gets a duplicate, so that the recorder's descriptor stays
+  // the recorder's to close, whichever of the two goes first.
+  int own = fcntl(perf_fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0)
+    return Error::Sys("bpf", errno, "cannot duplicate the perf event descriptor");
+  bpf_link* link = bpf_program__attach_perf_event(impl_->skel->progs.user_stack_ids, own);
   if (link == nullptr) {
     int err = errno;
+    close(own);
     // EINVAL here: perf_event programs are missing (CONFIG_BPF_EVENTS).
     return Error::Sys("bpf", err,
                       err == EINVAL

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -147,7 +148,6 @@ TEST(BpfStackIdsTest, FramesCarryReadelfsIdsAtTheMappingsOffsets) {
       }
     }
   });
-  close(fd);
   ASSERT_TRUE(drained.ok()) << drained.error().ToString();
   EXPECT_GT(stacks, 50u) << "the program saw too few samples of a 400 ms spin";
   EXPECT_GT(with_id, 0u);
@@ -155,6 +155,11 @@ TEST(BpfStackIdsTest, FramesCarryReadelfsIdsAtTheMappingsOffsets) {
   auto dropped = (*bpf)->dropped();
   ASSERT_TRUE(dropped.ok());
   EXPECT_EQ(0u, *dropped);
+  // The event's descriptor stays ours: the program going does not close it (libbpf closes the
+  // descriptor it was given), and ours can still be closed once, after it.
+  bpf->reset();
+  EXPECT_EQ(0, fcntl(fd, F_GETFD) < 0 ? errno : 0) << "the BPF object closed the caller's fd";
+  EXPECT_EQ(0, close(fd));
 }
 
 }  // namespace

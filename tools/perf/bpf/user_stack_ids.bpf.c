@@ -33,6 +33,26 @@ struct {
 	__type(value, __u64);
 } dropped SEC(".maps");
 
+/*
+ * Whether the sample interrupted the task in user mode. Only then are build ids asked for:
+ * 5.10's lookup calls find_vma() on the task's mm from the interrupt, which updates the task's
+ * vmacache. A sample that lands inside the task's own kernel code can catch that cache half
+ * flushed (exec_mmap() clears it with 4-byte stores after switching mm), and the interrupted
+ * flush then zeroes the upper half of the pointer the lookup just stored: an Oops in
+ * vmacache_find() at the next find_vma(), seen in the lab on pristine 5.10 during exec.
+ * In user mode the task runs no kernel code, so nothing of its own can be half done.
+ */
+static __always_inline int sampled_in_user_mode(const struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (ctx->regs.cs & 3) == 3;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0;	/* PSR_MODE_EL0t */
+#else
+#error "sampled_in_user_mode() needs this architecture's test"
+#endif
+}
+
 SEC("perf_event")
 int user_stack_ids(struct bpf_perf_event_data *ctx)
 {
@@ -40,9 +60,13 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 	struct pbid_bpf_stack *s;
 	long n;
 
-	/* Kernel threads have no user frames. */
-	if (pid_tgid >> 32 == 0)
-		return 0;
+	/*
+	 * The return value decides whether the sample still goes to the perf ring buffer
+	 * (bpf_overflow_handler): 1 keeps it, for this program only adds to the recording.
+	 * Kernel threads have no user frames; see above for samples in kernel mode.
+	 */
+	if (pid_tgid >> 32 == 0 || !sampled_in_user_mode(ctx))
+		return 1;
 	s = bpf_ringbuf_reserve(&stacks, sizeof(*s), 0);
 	if (!s) {
 		__u32 zero = 0;
@@ -50,7 +74,7 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 
 		if (d)
 			__sync_fetch_and_add(d, 1);
-		return 0;
+		return 1;
 	}
 	s->pid = pid_tgid >> 32;
 	s->tid = (__u32)pid_tgid;
@@ -61,5 +85,5 @@ int user_stack_ids(struct bpf_perf_event_data *ctx)
 			  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
 	s->ids_size = n < 0 ? 0 : n;
 	bpf_ringbuf_submit(s, 0);
-	return 0;
+	return 1;
 }

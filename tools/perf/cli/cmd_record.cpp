@@ -9,8 +9,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,12 +22,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
+#include "pbid/bpf/mapping_ids.h"
 #include "pbid/elf_build_id.h"
+#include "pbid/event_group.h"
 #include "pbid/perf_data.h"
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
@@ -65,6 +64,17 @@ const char kHelp[] =
     "    PERF_RECORD_HEADER_BUILD_ID record right after the MMAP2 record; kernel records are\n"
     "    never rewritten. All ids also go into the HEADER_BUILD_ID table at the end.\n"
     "\n"
+    "    There, unless --bpf=off, a BPF program on the sampling events also has the kernel\n"
+    "    read each sampled user frame's build id and file offset while the mapping exists\n"
+    "    (bpf_get_stack with BPF_F_USER_BUILD_ID): this reaches processes that exit and files\n"
+    "    that are deleted or replaced before the file can be read. A frame names a mapping\n"
+    "    only if its offset is that mapping's; two sources that disagree leave the mapping\n"
+    "    without an id. These ids go into a per-mapping section of the file (and into\n"
+    "    HEADER_BUILD_ID when their path has no other id). The events then use\n"
+    "    CLOCK_MONOTONIC, the program's clock. Without permission (CAP_BPF and CAP_PERFMON,\n"
+    "    or CAP_SYS_ADMIN) or kernel support (CONFIG_BPF_SYSCALL, CONFIG_BPF_EVENTS), one\n"
+    "    line says why and recording goes on with the file path.\n"
+    "\n"
     "    SIGINT and SIGTERM stop recording and still finish a valid file. At the end a summary\n"
     "    gives the samples, lost records, the mappings with a build id by source, those\n"
     "    without one, and those whose file could not be read (unreadable).\n"
@@ -81,9 +91,15 @@ const char kHelp[] =
     "    -a, --all-cpus        every process on every CPU, until SIGINT/SIGTERM\n"
     "    -p, --pid PID         the threads of PID (and their future children) until it exits\n"
     "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
+    "        --bpf[=WHEN]      build ids from a BPF program at sample time: auto (the\n"
+    "                          default: when the kernel rejects attr.build_id), on (always;\n"
+    "                          an error if it cannot load) or off\n"
     "    -q, --quiet           no summary\n"
     "        --no-buildid-attr do not ask the kernel for build ids; use the fallback path\n"
     "                          (for comparing both paths on one kernel)\n"
+    "        --no-buildid-file do not read build ids from the mapped files either: only\n"
+    "                          the kernel's records and the BPF program give them (for\n"
+    "                          measuring what each source reaches alone)\n"
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
@@ -106,31 +122,6 @@ void OnSignal(int) {
 
 long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
   return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
-}
-
-std::vector<int> OnlineCpus() {
-  std::vector<int> cpus;
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::string s;
-  if (in && std::getline(in, s)) {
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, ',')) {
-      int a, b;
-      if (sscanf(part.c_str(), "%d-%d", &a, &b) == 2) {
-        for (int i = a; i <= b; i++)
-          cpus.push_back(i);
-      } else if (sscanf(part.c_str(), "%d", &a) == 1) {
-        cpus.push_back(a);
-      }
-    }
-  }
-  if (cpus.empty()) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < (n > 0 ? n : 1); i++)
-      cpus.push_back(static_cast<int>(i));
-  }
-  return cpus;
 }
 
 std::string ReadLine(const std::string& path) {
@@ -162,24 +153,26 @@ struct Options {
   size_t pages = 128;
   bool quiet = false;
   bool no_buildid_attr = false;
+  bool no_buildid_file = false;
+  enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
   std::vector<std::string> command;
-};
-
-struct Buffer {
-  int fd = -1;
-  void* base = MAP_FAILED;
-  size_t len = 0;
-  std::unique_ptr<RingBuffer> rb;
 };
 
 class Recorder {
  public:
   Recorder(const Options& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
-  ~Recorder();
   int Run();
 
  private:
-  int OpenEvents(const std::vector<pid_t>& targets);
+  Status Prepare();
+  Status StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth);
+  Status Record();
+  int Finish(const Status& recorded);
+  Features FileFeatures();
+  Status PrepareBpf();
+  Status AttachBpf();
+  void FinishBpf(Features* f);
+  Status OpenEvents(const std::vector<pid_t>& targets);
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
   Status Drain(bool* wrote);
@@ -188,7 +181,10 @@ class Recorder {
   void Remember(const std::string& name, const BuildId& id, bool kernel);
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
-  void CountMapping(const std::string& path, const Result<MaybeBuildId>& id, BuildIdSource found);
+  // How a mapping was counted when its record arrived; BPF may change it at the end.
+  enum class Counted : uint8_t { kNone, kUnreadable, kKernelRecord, kSynthesized, kFile };
+  Counted CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
+                       BuildIdSource found);
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
@@ -198,29 +194,26 @@ class Recorder {
   char** argv_;
   EventAttr attr_;
   bool fallback_ = false;
-  std::vector<int> fds_;
-  std::vector<Buffer> buffers_;
   std::unique_ptr<PerfDataWriter> writer_;
   BuildIdCache cache_;
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
   std::set<std::pair<std::string, std::string>> in_table_;
   std::unique_ptr<Workload> workload_;  // the command, when record runs one
+  bool child_done_ = false;             // the command has exited: child_status_ is its wait status
+  int child_status_ = 0;
+  std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
+  std::optional<BpfMappingIds::Stats> bpf_stats_;
+  uint64_t disputed_ = 0;  // mappings whose id two sources gave differently: written without
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
   std::map<BuildIdSource, uint64_t> by_source_;
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
   std::string first_unreadable_;
   Status drain_error_;
+  // Last, so that it goes first: the events close before the BPF links on them and the
+  // command go, the order in which the recorder has always let go of them.
+  std::unique_ptr<EventGroup> events_;
 };
-
-Recorder::~Recorder() {
-  for (Buffer& b : buffers_) {
-    if (b.base != MAP_FAILED)
-      munmap(b.base, b.len);
-  }
-  for (int fd : fds_)
-    close(fd);
-}
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   SampleId id;
@@ -230,7 +223,7 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   return id;
 }
 
-int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
+Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   perf_event_attr& a = attr_.attr;
   memset(&a, 0, sizeof(a));
   a.size = sizeof(a);
@@ -265,6 +258,12 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
             "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
             "reading build ids from /proc/PID/map_files as mappings are reported\n");
   }
+  if (bpf_) {
+    // The BPF program stamps its stacks with bpf_ktime_get_ns: the records must share its
+    // clock for a stack to be placed among the mappings.
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+  }
   a.watermark = 1;
   a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
   if (!opt_.all_cpus)
@@ -274,83 +273,148 @@ int Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     a.enable_on_exec = 1;
   }
 
-  std::vector<int> cpus = OnlineCpus();
-  bool reported_kernel_excl = false;
-  size_t page = sysconf(_SC_PAGESIZE);
-  for (int cpu : cpus) {
-    int leader = -1;
-    for (pid_t pid : targets) {
-      long fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd < 0 && errno == EINVAL && a.build_id) {
-        a.build_id = 0;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0) {
-          fallback_ = true;
-          fprintf(stderr,
-                  "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
-                  "ids from /proc/PID/map_files as mappings are reported\n");
-        } else {
-          a.build_id = 1;
-          errno = EINVAL;
-        }
-      }
-      if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
-        a.exclude_kernel = 1;
-        fd = PerfEventOpen(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0 && !reported_kernel_excl) {
-          reported_kernel_excl = true;
-          fprintf(stderr,
-                  "perf-buildid record: not allowed to sample the kernel; "
-                  "recording user space only\n");
-        }
-      }
-      if (fd < 0 && errno == ESRCH && targets.size() > 1)
-        continue;  // thread exited
-      if (fd < 0) {
-        int e = errno;
-        std::string what = "perf_event_open(" + opt_.event + ", cpu " + std::to_string(cpu) + ")";
-        if (e == ENOENT || e == EOPNOTSUPP) {
-          PrintError("record", Error(what, "event '" + opt_.event + "' is not supported here"));
-        } else if (e == EINVAL && a.freq) {
-          PrintError("record", Error::Sys(what, e,
-                                          "rejected (is -F above "
-                                          "kernel.perf_event_max_sample_rate?)"));
-        } else {
-          PrintError("record", Error::Sys(what, e, "failed"));
-        }
-        return kExitFailure;
-      }
-      fds_.push_back(static_cast<int>(fd));
-      uint64_t id = 0;
-      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_ID", errno, "failed"));
-        return kExitFailure;
-      }
-      attr_.ids.push_back(id);
-      if (leader < 0) {
-        Buffer b;
-        b.fd = static_cast<int>(fd);
-        b.len = (opt_.pages + 1) * page;
-        b.base = mmap(nullptr, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
-        if (b.base == MAP_FAILED) {
-          PrintError("record",
-                     Error::Sys("mmap ring buffer", errno, std::to_string(opt_.pages) + " pages"));
-          return kExitFailure;
-        }
-        b.rb = std::make_unique<RingBuffer>(b.base, page, opt_.pages * page);
-        buffers_.push_back(std::move(b));
-        leader = static_cast<int>(fd);
-      } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
-        PrintError("record", Error::Sys("PERF_EVENT_IOC_SET_OUTPUT", errno, "failed"));
-        return kExitFailure;
-      }
+  EventGroupSpec spec;
+  spec.attr = a;
+  spec.name = opt_.event;
+  spec.cpus = OnlineCpus();
+  spec.pids = targets;
+  spec.data_pages = opt_.pages;
+  std::vector<EventFallback> applied;
+  auto group = EventGroup::Open(spec, &applied);
+  for (EventFallback f : applied) {
+    if (f == EventFallback::kBuildIdDropped) {
+      fallback_ = true;
+      fprintf(stderr,
+              "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
+              "ids from /proc/PID/map_files as mappings are reported\n");
+    } else {
+      fprintf(stderr,
+              "perf-buildid record: not allowed to sample the kernel; "
+              "recording user space only\n");
     }
   }
-  if (fds_.empty()) {
-    PrintError("record", "no event could be opened (did the process exit?)");
-    return kExitFailure;
+  if (!group.ok())
+    return group.error();
+  events_ = std::move(*group);
+  a = events_->attr();
+  attr_.ids = events_->ids();
+  return Ok();
+}
+
+// Whether the kernel puts build ids into MMAP2 records (attr.build_id, Linux 5.12 or the
+// backport): a dummy event on ourselves, which needs no privilege.
+bool KernelTakesBuildIdAttr() {
+  perf_event_attr a;
+  memset(&a, 0, sizeof(a));
+  a.size = sizeof(a);
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.mmap2 = 1;
+  a.build_id = 1;
+  long fd = PerfEventOpen(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
+// Decided before the events are opened: with BPF they use the program's clock.
+Status Recorder::PrepareBpf() {
+  using Bpf = Options::Bpf;
+  if (opt_.bpf == Bpf::kOff)
+    return Ok();
+  if (opt_.bpf == Bpf::kAuto && !opt_.no_buildid_attr && KernelTakesBuildIdAttr())
+    return Ok();
+  auto loaded = BpfMappingIds::Load();
+  if (!loaded.ok()) {
+    if (opt_.bpf == Bpf::kOn)
+      return Error(loaded.error()).Context("--bpf=on");
+    fprintf(stderr,
+            "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
+            loaded.error().ToString().c_str());
+    return Ok();
   }
-  return kExitOk;
+  bpf_ = std::move(*loaded);
+  return Ok();
+}
+
+// Before the command runs: children inherit the program with the events.
+Status Recorder::AttachBpf() {
+  if (!bpf_)
+    return Ok();
+  size_t attached = 0;
+  for (int fd : events_->fds()) {
+    Status s = bpf_->Attach(fd);
+    if (s.ok()) {
+      attached++;
+      continue;
+    }
+    if (opt_.bpf == Options::Bpf::kOn)
+      return Error(s.error()).Context("--bpf=on");
+    if (attached > 0) {
+      // Detaching would disable the events it is on: keep what runs, it only adds ids.
+      fprintf(stderr, "perf-buildid record: BPF on %zu of %zu events only (%s)\n", attached,
+              events_->fds().size(), s.error().ToString().c_str());
+      break;
+    }
+    fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
+            s.error().ToString().c_str());
+    bpf_.reset();
+    return Ok();
+  }
+  if (!opt_.quiet) {
+    fprintf(stderr,
+            "perf-buildid record: build ids also from a BPF program at sample time "
+            "(events on CLOCK_MONOTONIC)\n");
+  }
+  return Ok();
+}
+
+// The ids BPF decided: a per-mapping section, the summary's counts, and perf's name-keyed
+// table for paths that had only this one id.
+void Recorder::FinishBpf(Features* f) {
+  if (!bpf_)
+    return;
+  std::vector<MappingIdEntry> entries;
+  std::map<std::string, std::set<std::string>> bpf_ids_by_path;
+  std::map<std::string, BuildId> first_by_path;
+  std::set<std::string> named;
+  for (const BuildIdEntry& e : table_)
+    named.insert(e.filename);
+  for (const BpfMappingIds::Decided& d : bpf_->Decisions()) {
+    entries.push_back(d.entry);
+    switch (static_cast<Counted>(d.tag)) {
+      case Counted::kNone: by_source_[BuildIdSource::kNone]--; break;
+      case Counted::kUnreadable: unreadable_--; break;
+      case Counted::kKernelRecord: by_source_[BuildIdSource::kKernelRecord]--; break;
+      case Counted::kSynthesized: by_source_[BuildIdSource::kSynthesized]--; break;
+      case Counted::kFile: by_source_[BuildIdSource::kFile]--; break;
+    }
+    if (d.entry.kind == MappingIdEntry::Kind::kDisputed) {
+      by_source_[BuildIdSource::kNone]++;
+      disputed_++;
+      continue;
+    }
+    by_source_[BuildIdSource::kBpf]++;
+    bpf_ids_by_path[d.path].insert(d.entry.build_id.ToHex());
+    first_by_path.emplace(d.path, d.entry.build_id);
+  }
+  for (const auto& [path, ids] : bpf_ids_by_path) {
+    if (ids.size() == 1 && named.count(path) == 0)
+      Remember(path, first_by_path[path], false);
+  }
+  if (to_stdout() && !entries.empty()) {
+    fprintf(stderr,
+            "perf-buildid record: %zu mappings' BPF ids kept by file name only: a pipe-mode "
+            "stream cannot carry the per-mapping section (perf stops on feature records it "
+            "does not know)\n",
+            entries.size());
+  }
+  f->mapping_ids = std::move(entries);
+  bpf_stats_ = bpf_->stats();
 }
 
 void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel) {
@@ -368,6 +432,8 @@ void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel)
 Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                               const std::string& path, const FileIdentity& ident) {
   if (!path.empty() && path[0] == '/') {
+    if (opt_.no_buildid_file)
+      return MaybeBuildId();
     std::string p = path;
     const std::string deleted = " (deleted)";
     if (p.size() > deleted.size() &&
@@ -388,14 +454,17 @@ Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_
   return MaybeBuildId();
 }
 
-void Recorder::CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
-                            BuildIdSource found) {
+Recorder::Counted Recorder::CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
+                                         BuildIdSource found) {
   if (!id.ok()) {
     if (unreadable_++ == 0)
       first_unreadable_ = path + ": " + id.error().ToString();
-    return;
+    return Counted::kUnreadable;
   }
   by_source_[*id ? found : BuildIdSource::kNone]++;
+  if (!*id)
+    return Counted::kNone;
+  return found == BuildIdSource::kSynthesized ? Counted::kSynthesized : Counted::kFile;
 }
 
 Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
@@ -404,28 +473,15 @@ Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
 }
 
 Status Recorder::SynthesizeKernel() {
-  std::ifstream in("/proc/kallsyms");
-  std::string line;
-  uint64_t text = 0, etext = 0;
-  while (std::getline(in, line) && (text == 0 || etext == 0)) {
-    char sym[256];
-    uint64_t addr;
-    char type;
-    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3)
-      continue;
-    if (text == 0 && strcmp(sym, "_text") == 0)
-      text = addr;
-    if (etext == 0 && strcmp(sym, "_etext") == 0)
-      etext = addr;
-  }
-  if (text == 0 || etext <= text)
+  auto text = ReadKernelText();
+  if (!text.ok() || !*text)
     return Ok();  // no kallsyms or addresses hidden (kptr_restrict)
   Mmap2Record m;
   m.pid = static_cast<uint32_t>(-1);
   m.tid = 0;
-  m.start = text;
-  m.len = etext - text;
-  m.pgoff = text;  // perf's convention: the address of the reference symbol (_text)
+  m.start = (*text)->start;
+  m.len = (*text)->end - (*text)->start;
+  m.pgoff = (*text)->start;  // perf's convention: the address of the reference symbol (_text)
   m.filename = kKernelMmapName;
   auto id = KernelBuildId();
   if (id.ok() && *id) {
@@ -483,7 +539,11 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
         return s;
       if (id)
         Remember(path, *id, false);
-      CountMapping(path, got, BuildIdSource::kSynthesized);
+      Counted counted = CountMapping(path, got, BuildIdSource::kSynthesized);
+      if (bpf_) {
+        bpf_->OnMmap2(m, id, id ? BuildIdSource::kSynthesized : BuildIdSource::kNone,
+                      static_cast<uint8_t>(counted));
+      }
     }
   }
   return Ok();
@@ -520,6 +580,10 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       if (m->has_build_id) {
         by_source_[BuildIdSource::kKernelRecord]++;
         Remember(path, m->build_id, false);
+        if (bpf_) {
+          bpf_->OnMmap2(*m, m->build_id, BuildIdSource::kKernelRecord,
+                        static_cast<uint8_t>(Counted::kKernelRecord));
+        }
         break;
       }
       // No id from the kernel: no attr.build_id, or the kernel could not read the file.
@@ -532,7 +596,27 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
           return s;
         Remember(path, *id, false);
       }
-      CountMapping(path, got, BuildIdSource::kFile);
+      Counted counted = CountMapping(path, got, BuildIdSource::kFile);
+      if (bpf_) {
+        bpf_->OnMmap2(*m, id, id ? BuildIdSource::kFile : BuildIdSource::kNone,
+                      static_cast<uint8_t>(counted));
+      }
+      break;
+    }
+    case PERF_RECORD_COMM: {
+      if (!bpf_)
+        break;
+      auto c = ParseComm(r, &attr_);
+      if (c.ok() && c->exec)
+        bpf_->OnExec(c->pid, c->sample_id.time);
+      break;
+    }
+    case PERF_RECORD_FORK: {
+      if (!bpf_)
+        break;
+      auto t = ParseTask(r, &attr_);
+      if (t.ok() && t->pid != t->ppid)
+        bpf_->OnFork(t->ppid, t->pid, t->time);
       break;
     }
     default: break;
@@ -542,9 +626,9 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
 
 Status Recorder::Drain(bool* wrote) {
   *wrote = false;
-  for (Buffer& b : buffers_) {
+  for (EventGroup::Ring& ring : events_->rings()) {
     Status failure;
-    auto n = b.rb->Read([&](const uint8_t* rec, size_t size) {
+    auto n = ring.buffer.Read([&](const uint8_t* rec, size_t size) {
       Status s = HandleRecord(rec, size);
       if (!s.ok()) {
         failure = s;
@@ -573,14 +657,37 @@ void Recorder::Summary() {
           writer_ ? writer_->data_size() / 1e6 : 0.0);
   fprintf(stderr,
           "[ mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
-          " read from file; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
+          " read from file, %" PRIu64 " bpf; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
           by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
-          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kNone], unreadable_);
+          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kBpf],
+          by_source_[BuildIdSource::kNone], unreadable_);
   if (unreadable_ > 0)
     fprintf(stderr, "[ first unreadable mapping: %s ]\n", first_unreadable_.c_str());
+  if (bpf_stats_) {
+    const BpfMappingIds::Stats& b = *bpf_stats_;
+    fprintf(stderr,
+            "[ bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
+            " mappings given an id, %" PRIu64 " frames at another offset, %" PRIu64
+            " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64
+            " stacks dropped ]\n",
+            b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
+            disputed_, b.dropped);
+  }
 }
 
+// The options are parsed before (pbid_cmd_record). An error while preparing ends the command
+// at once; once the recording runs, an error still finishes the file with what it recorded.
 int Recorder::Run() {
+  Status prepared = Prepare();
+  if (!prepared.ok()) {
+    PrintError("record", prepared.error());
+    workload_.reset();  // the command must not outlive a recording that never started
+    return kExitFailure;
+  }
+  return Finish(Record());
+}
+
+void InstallSignalHandlers() {
   // Handlers first: a SIGINT that comes while the command starts must stop the recording,
   // not kill the recorder.
   struct sigaction sa {};
@@ -590,116 +697,93 @@ int Recorder::Run() {
   sigaction(SIGTERM, &sa, nullptr);
   // A reader of our output going away must not kill us before the file is finished.
   signal(SIGPIPE, SIG_IGN);
+}
 
-  std::vector<pid_t> targets, synth;
+// The processes the events follow; *synth: those already running, which get synthesized
+// records. The command is started here but held until the events are open.
+Status Recorder::StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth) {
   if (opt_.all_cpus) {
-    targets.push_back(-1);
+    targets->push_back(-1);
   } else if (opt_.pid > 0) {
-    targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
-    if (targets.empty()) {
-      PrintError("record", Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process"));
-      return kExitFailure;
-    }
-    synth.push_back(opt_.pid);
+    *targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
+    if (targets->empty())
+      return Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process");
+    synth->push_back(opt_.pid);
   } else {
-    auto w = Workload::Start(opt_.command, to_stdout());
-    if (!w.ok()) {
-      PrintError("record", w.error());
-      return kExitFailure;
-    }
-    workload_ = std::move(*w);
-    targets.push_back(workload_->pid());
+    PBID_ASSIGN_OR_RETURN(workload_, Workload::Start(opt_.command, to_stdout()));
+    targets->push_back(workload_->pid());
   }
+  return Ok();
+}
 
-  auto kill_child = [&]() { workload_.reset(); };
-  int rc = OpenEvents(targets);
-  if (rc != kExitOk) {
-    kill_child();
-    return rc;
-  }
+Status Recorder::Prepare() {
+  InstallSignalHandlers();
+  std::vector<pid_t> targets, synth;
+  PBID_RETURN_IF_ERROR(StartTargets(&targets, &synth));
+  PBID_RETURN_IF_ERROR(PrepareBpf());
+  PBID_RETURN_IF_ERROR(OpenEvents(targets));
+  PBID_RETURN_IF_ERROR(AttachBpf());
   std::vector<EventAttr> attrs{attr_};
-  auto w = to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
-                       : PerfDataWriter::Create(opt_.output, attrs);
-  if (!w.ok()) {
-    PrintError("record", w.error());
-    kill_child();
-    return kExitFailure;
-  }
-  writer_ = std::move(*w);
+  PBID_ASSIGN_OR_RETURN(
+      writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
+                           : PerfDataWriter::Create(opt_.output, attrs));
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
   if (opt_.all_cpus)
     synth = ListPids("/proc");
-  Status s = SynthesizeKernel();
-  if (s.ok())
-    s = Synthesize(synth);
-  if (s.ok())
-    s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit));
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  PBID_RETURN_IF_ERROR(SynthesizeKernel());
+  PBID_RETURN_IF_ERROR(Synthesize(synth));
+  PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit)));
 
-  int child_status = 0;
-  bool child_done = false;
-  if (workload_) {
-    s = workload_->Go();
-    if (!s.ok()) {
-      PrintError("record", s.error());
-      return kExitFailure;  // the writer removes its temporary file, FILE stays as it was
-    }
-  }
+  // A command that cannot run leaves FILE as it was: the writer removes its temporary file.
+  if (workload_)
+    PBID_RETURN_IF_ERROR(workload_->Go());
   // A recording exists now: the previous file becomes FILE.old and this one takes its name.
-  s = to_stdout() ? Ok() : BackupOld(opt_.output);
-  if (s.ok())
-    s = writer_->Publish();
-  if (!s.ok()) {
-    PrintError("record", s.error());
-    kill_child();
-    return kExitFailure;
-  }
+  if (!to_stdout())
+    PBID_RETURN_IF_ERROR(BackupOld(opt_.output));
+  return writer_->Publish();
+}
 
+// Until the command exits, the -p process goes or SIGINT/SIGTERM comes; then the events are
+// stopped and one more pass collects what they wrote last.
+Status Recorder::Record() {
   std::vector<pollfd> pfds;
-  for (const Buffer& b : buffers_)
-    pfds.push_back(pollfd{b.fd, POLLIN, 0});
+  for (const EventGroup::Ring& ring : events_->rings())
+    pfds.push_back(pollfd{ring.fd, POLLIN, 0});
   bool stopping = false;
   time_t last_checkpoint = time(nullptr);
   while (true) {
     bool wrote = false;
-    s = Drain(&wrote);
-    if (!s.ok())
-      break;
-    if (wrote) {
-      s = writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound));
-      if (!s.ok())
-        break;
-    }
+    // Stacks first, then the records: a stack's mappings are then known when it is matched.
+    if (bpf_)
+      PBID_RETURN_IF_ERROR(bpf_->Collect());
+    PBID_RETURN_IF_ERROR(Drain(&wrote));
+    if (bpf_)
+      bpf_->Match();
+    if (wrote)
+      PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedRound)));
     if (time(nullptr) != last_checkpoint) {
       last_checkpoint = time(nullptr);
-      s = writer_->Checkpoint();
-      if (!s.ok())
-        break;
+      PBID_RETURN_IF_ERROR(writer_->Checkpoint());
     }
     if (stopping)
-      break;
-    if (workload_ && !child_done)
-      child_done = workload_->Exited(&child_status);
+      return Ok();
+    if (workload_ && !child_done_)
+      child_done_ = workload_->Exited(&child_status_);
     if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
       stopping = true;
-    if (child_done || g_stop)
+    if (child_done_ || g_stop)
       stopping = true;
     if (stopping) {
-      // Stop the events, then one more pass collects what they wrote last.
-      for (int fd : fds_)
-        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      events_->Disable();
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
   }
-  // Write the complete file before waiting for the command: what was recorded must be on
-  // disk even if the command is slow to die.
+}
+
+Features Recorder::FileFeatures() {
   Features f = HostFeatures();
   std::vector<std::string> cmdline;
   char exe[4096];
@@ -708,32 +792,41 @@ int Recorder::Run() {
   for (int i = 0; i < argc_; i++)
     cmdline.push_back(argv_[i]);
   f.cmdline = cmdline;
+  FinishBpf(&f);
   f.build_ids = table_;
-  Status fin = writer_->Finish(f);
-  if (workload_ && !child_done) {
-    child_status = workload_->Terminate(kTermTimeoutMs);
-    child_done = true;
+  return f;
+}
+
+// recorded: how the recording ended; its error is reported, but what was recorded is still
+// written.
+int Recorder::Finish(const Status& recorded) {
+  // Write the complete file before waiting for the command: what was recorded must be on
+  // disk even if the command is slow to die.
+  Status fin = writer_->Finish(FileFeatures());
+  if (workload_ && !child_done_) {
+    child_status_ = workload_->Terminate(kTermTimeoutMs);
+    child_done_ = true;
   }
-  if (!s.ok() || !fin.ok()) {
-    PrintError("record", s.ok() ? fin.error() : s.error());
+  if (!recorded.ok() || !fin.ok()) {
+    PrintError("record", recorded.ok() ? fin.error() : recorded.error());
     return kExitFailure;
   }
   Summary();
-  if (child_done && !opt_.quiet) {
-    if (WIFEXITED(child_status) && WEXITSTATUS(child_status) != 0) {
+  if (child_done_ && !opt_.quiet) {
+    if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {
       fprintf(stderr, "[ %s exited with status %d ]\n", opt_.command[0].c_str(),
-              WEXITSTATUS(child_status));
-    } else if (WIFSIGNALED(child_status)) {
+              WEXITSTATUS(child_status_));
+    } else if (WIFSIGNALED(child_status_)) {
       fprintf(stderr, "[ %s killed by signal %d ]\n", opt_.command[0].c_str(),
-              WTERMSIG(child_status));
+              WTERMSIG(child_status_));
     }
   }
   // As perf: the command's own status, so that a script sees it fail. A command that dies of
   // the SIGINT/SIGTERM that stopped us (or of our SIGTERM/SIGKILL) did what was asked.
-  if (child_done && WIFEXITED(child_status))
-    return WEXITSTATUS(child_status);
-  if (child_done && WIFSIGNALED(child_status) && !g_stop)
-    return 128 + WTERMSIG(child_status);
+  if (child_done_ && WIFEXITED(child_status_))
+    return WEXITSTATUS(child_status_);
+  if (child_done_ && WIFSIGNALED(child_status_) && !g_stop)
+    return 128 + WTERMSIG(child_status_);
   return kExitOk;
 }
 
@@ -752,6 +845,7 @@ int pbid_cmd_record(int argc, char** argv) {
       {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
       {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
       {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
+      {"bpf", optional_argument, nullptr, 'b'},   {"no-buildid-file", no_argument, nullptr, 'N'},
       {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;
@@ -794,6 +888,19 @@ int pbid_cmd_record(int argc, char** argv) {
         break;
       case 'q': o.quiet = true; break;
       case 'B': o.no_buildid_attr = true; break;
+      case 'N': o.no_buildid_file = true; break;
+      case 'b': {
+        std::string when = optarg ? optarg : "on";
+        if (when == "auto")
+          o.bpf = Options::Bpf::kAuto;
+        else if (when == "on")
+          o.bpf = Options::Bpf::kOn;
+        else if (when == "off")
+          o.bpf = Options::Bpf::kOff;
+        else
+          return UsageError("record", "--bpf=" + when + ": expected auto, on or off");
+        break;
+      }
       case 'h': return PrintHelp(kHelp);
       default: return BadOption("record", argv[optind - 1]);
     }

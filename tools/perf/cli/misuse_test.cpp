@@ -121,6 +121,17 @@ TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
   unlink(out.c_str());
 }
 
+// --bpf takes auto, on or off; anything else is a usage error, not a silent default.
+TEST(MisuseTest, BpfWhenIsAutoOnOrOff) {
+  std::string out = TempPath("bpf-when.data");
+  for (const char* when : {"--bpf=sometimes", "--bpf=", "--bpf=ON"}) {
+    ToolRun r = RunTool(std::string("record -q -o ") + out + " " + when + " -- true", "", 10);
+    EXPECT_EQ(2, r.status) << when << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("expected auto, on or off")) << r.output;
+  }
+  unlink(out.c_str());
+}
+
 // Output redirected to a full device: exit 1 with a message, as perf, not 0 with nothing
 // written.
 TEST(MisuseTest, WriteErrorOnStdoutFails) {

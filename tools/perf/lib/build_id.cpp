@@ -76,6 +76,7 @@ const char* BuildIdSourceName(BuildIdSource s) {
     case BuildIdSource::kKernelRecord: return "kernel";
     case BuildIdSource::kSynthesized: return "synthesized";
     case BuildIdSource::kFile: return "file";
+    case BuildIdSource::kBpf: return "bpf";
   }
   return "none";
 }

@@ -193,6 +193,81 @@ Status DecodeEventDesc(const FeatureSection& s, Features*, std::vector<EventAttr
   return Ok();
 }
 
+// kFeatPbidMappingIds: u32 version (1), u32 entry size, u64 count, then per entry u64 time,
+// u64 start, u64 pgoff, u32 pid, u8 kind, u8 id size, u16 zero, the id in 20 bytes
+// (zero-padded) and u32 zero. A later version of these entries may append fields: the entry
+// size says how far to skip.
+constexpr uint32_t kMappingIdsVersion = 1;
+constexpr uint32_t kMappingIdEntrySize = 56;
+
+Result<bool> EncodeMappingIds(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.mapping_ids)
+    return false;
+  w.U32(kMappingIdsVersion);
+  w.U32(kMappingIdEntrySize);
+  w.U64(f.mapping_ids->size());
+  for (const MappingIdEntry& e : *f.mapping_ids) {
+    const size_t at = w.size();
+    w.U64(e.time);
+    w.U64(e.start);
+    w.U64(e.pgoff);
+    w.U32(e.pid);
+    w.U8(static_cast<uint8_t>(e.kind));
+    w.U8(static_cast<uint8_t>(e.build_id.size()));
+    w.U16(0);
+    auto padded = e.build_id.Padded();
+    w.Bytes(padded.data(), padded.size());
+    w.Zeros(kMappingIdEntrySize - (w.size() - at));
+  }
+  return true;
+}
+
+Status DecodeMappingIds(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  ByteReader br = Reader(s);
+  const std::string name = FeatureField(kFeatPbidMappingIds, "");
+  PBID_ASSIGN_OR_RETURN(uint32_t version, br.U32(0, (name + ".version").c_str()));
+  PBID_ASSIGN_OR_RETURN(uint32_t entry_size, br.U32(4, (name + ".entry_size").c_str()));
+  PBID_ASSIGN_OR_RETURN(uint64_t nr, br.U64(8, (name + ".nr").c_str()));
+  // Another version is another writer's format: its mappings are read as having no such id,
+  // as perf skips a section it does not know.
+  if (version != kMappingIdsVersion)
+    return Ok();
+  if (entry_size < kMappingIdEntrySize)
+    return Error(name + ".entry_size", s.off + 4, "smaller than an entry of version 1");
+  if (nr > (s.size - 16) / entry_size)
+    return Error(name + ".nr", s.off + 8, "count exceeds the section");
+  std::vector<MappingIdEntry> entries;
+  entries.reserve(nr);
+  for (uint64_t i = 0; i < nr; i++) {
+    const size_t at = 16 + i * entry_size;
+    const std::string field = name + ".entry[" + std::to_string(i) + "]";
+    ByteCursor c(br, at);
+    MappingIdEntry e;
+    e.time = c.U64();
+    e.start = c.U64();
+    e.pgoff = c.U64();
+    e.pid = c.U32();
+    const uint8_t kind = c.U8();
+    const uint8_t id_size = c.U8();
+    c.Skip(2);
+    const uint8_t* id = br.data() + c.offset();
+    if (kind == static_cast<uint8_t>(MappingIdEntry::Kind::kBpf)) {
+      e.kind = MappingIdEntry::Kind::kBpf;
+      auto b = BuildId::FromBytes(id, id_size);
+      if (!b.ok() || id_size == 0)
+        return Error(field + ".id_size", s.off + at + 29, "not a build ID size");
+      e.build_id = *b;
+    } else if (kind == static_cast<uint8_t>(MappingIdEntry::Kind::kDisputed)) {
+      e.kind = MappingIdEntry::Kind::kDisputed;
+    } else {
+      return Error(field + ".kind", s.off + at + 28, "unknown kind " + std::to_string(kind));
+    }
+    entries.push_back(std::move(e));
+  }
+  f->mapping_ids = std::move(entries);
+  return Ok();
+}
+
 // perf's feat_ops[] for the bits this library knows; a new feature is one row here, at its
 // bit's place.
 constexpr FeatureOps kFeatures[] = {
@@ -214,6 +289,7 @@ constexpr FeatureOps kFeatures[] = {
     {kFeatTotalMem, "TOTAL_MEM", nullptr, nullptr},
     {kFeatCmdline, "CMDLINE", EncodeCmdline, DecodeCmdline},
     {kFeatEventDesc, "EVENT_DESC", EncodeEventDesc, DecodeEventDesc},
+    {kFeatPbidMappingIds, "PBID_MAPPING_IDS", EncodeMappingIds, DecodeMappingIds, false},
 };
 
 constexpr bool InBitOrder() {

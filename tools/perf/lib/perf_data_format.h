@@ -85,6 +85,9 @@ struct FeatureOps {
   Result<bool> (*encode)(const Features& f, const std::vector<EventAttr>& attrs, ByteWriter& w);
   // nullptr: read as raw bytes only (PerfDataReader::FeatureBytes).
   Status (*decode)(const FeatureSection& s, Features* f, std::vector<EventAttr>* attrs);
+  // Whether a pipe-mode stream carries it (as a HEADER_FEATURE record): perf stops on a
+  // feature record it does not know, though it skips such a section in a file.
+  bool in_pipe = true;
 };
 
 // Every feature this library knows, in ascending bit order (checked at compile time).

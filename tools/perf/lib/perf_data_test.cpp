@@ -280,6 +280,74 @@ TEST(PerfDataTest, FeatureSectionsFollowTheirBitsInTheTable) {
   EXPECT_EQ(kWrittenAttrSize, u32(section[kFeatEventDesc] + 4));
 }
 
+// The recorder's own section: read back as written, last in the file (the highest bit), and
+// every bad field named.
+TEST(PerfDataTest, MappingIdsSectionRoundTripsAndRejectsBadEntries) {
+  EventAttr a = Attr({1}, false);
+  Features f;
+  MappingIdEntry bpf;
+  bpf.pid = 42;
+  bpf.start = 0x400000;
+  bpf.pgoff = 0x1000;
+  bpf.time = 123456789;
+  bpf.build_id = *BuildId::FromHex("0123456789abcdef0123456789abcdef");  // 16 bytes
+  MappingIdEntry disputed = bpf;
+  disputed.pid = 43;
+  disputed.kind = MappingIdEntry::Kind::kDisputed;
+  disputed.build_id = BuildId();
+  f.mapping_ids = {bpf, disputed};
+  std::string path = TempPath("mapping-ids.data");
+  {
+    auto w = PerfDataWriter::Create(path, {a});
+    ASSERT_TRUE(w.ok());
+    Mmap2Record m;
+    m.pid = m.tid = 42;
+    m.start = 0x400000;
+    m.len = 0x1000;
+    m.filename = "/bin/x";
+    ASSERT_TRUE((*w)->WriteRecord(*BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
+    ASSERT_TRUE((*w)->Finish(f).ok());
+  }
+  std::vector<uint8_t> file = ReadAll(path);
+  unlink(path.c_str());
+  auto r = PerfDataReader::FromBytes(file);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_TRUE((*r)->features().mapping_ids);
+  const auto& got = *(*r)->features().mapping_ids;
+  ASSERT_EQ(2u, got.size());
+  EXPECT_EQ(42u, got[0].pid);
+  EXPECT_EQ(0x400000u, got[0].start);
+  EXPECT_EQ(0x1000u, got[0].pgoff);
+  EXPECT_EQ(123456789u, got[0].time);
+  EXPECT_EQ(MappingIdEntry::Kind::kBpf, got[0].kind);
+  EXPECT_EQ(bpf.build_id, got[0].build_id);
+  EXPECT_EQ(MappingIdEntry::Kind::kDisputed, got[1].kind);
+  EXPECT_TRUE(got[1].build_id.empty());
+
+  // The section is the last one: find it from the end of the feature table.
+  auto [sec, size] = (*r)->FeatureBytes(kFeatPbidMappingIds);
+  ASSERT_NE(nullptr, sec);
+  ASSERT_EQ(16u + 2 * 56, size);
+  const size_t at = file.size() - size;  // the payload ends the file
+  auto corrupt = [&](size_t field, uint8_t value, const char* want_field) {
+    std::vector<uint8_t> bad = file;
+    bad[at + field] = value;
+    auto br = PerfDataReader::FromBytes(bad);
+    ASSERT_FALSE(br.ok()) << want_field;
+    EXPECT_NE(std::string::npos, br.error().ToString().find(want_field)) << br.error().ToString();
+  };
+  corrupt(4, 40, "feature[PBID_MAPPING_IDS].entry_size");
+  corrupt(8, 3, "feature[PBID_MAPPING_IDS].nr");
+  corrupt(16 + 28, 9, "feature[PBID_MAPPING_IDS].entry[0].kind");
+  corrupt(16 + 29, 21, "feature[PBID_MAPPING_IDS].entry[0].id_size");
+  // Another version is skipped, not an error: the mappings just lack these ids.
+  std::vector<uint8_t> later = file;
+  later[at] = 2;
+  auto lr = PerfDataReader::FromBytes(later);
+  ASSERT_TRUE(lr.ok()) << lr.error().ToString();
+  EXPECT_FALSE((*lr)->features().mapping_ids);
+}
+
 TEST(PerfDataTest, SessionSourcesAndHits) {
   std::string path = WriteFile("session.data");
   auto r = PerfDataReader::Open(path);

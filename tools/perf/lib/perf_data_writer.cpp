@@ -212,7 +212,7 @@ Status PerfDataWriter::Finish(const Features& f) {
   // entries to the set bits in ascending order.
   std::vector<std::pair<int, ByteWriter>> feats;
   for (const internal::FeatureOps& op : internal::FeatureTable()) {
-    if (!op.encode)
+    if (!op.encode || (pipe_ && !op.in_pipe))
       continue;
     ByteWriter w;
     PBID_ASSIGN_OR_RETURN(bool present, op.encode(f, attrs_, w));

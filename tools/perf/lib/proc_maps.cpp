@@ -16,6 +16,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -206,6 +207,28 @@ Result<MaybeBuildId> BuildIdCache::Get(pid_t pid, uint64_t start, uint64_t end,
   if (r.ok() && cacheable)
     by_inode_[key] = *r;
   return r;
+}
+
+Result<std::optional<KernelText>> ReadKernelText(const std::string& kallsyms) {
+  std::ifstream in(kallsyms);
+  if (!in)
+    return Error::Sys(kallsyms, errno, "cannot open");
+  std::string line;
+  uint64_t text = 0, etext = 0;
+  while (std::getline(in, line) && (text == 0 || etext == 0)) {
+    char sym[256];
+    uint64_t addr;
+    char type;
+    if (sscanf(line.c_str(), "%" SCNx64 " %c %255s", &addr, &type, sym) != 3)
+      continue;
+    if (text == 0 && strcmp(sym, "_text") == 0)
+      text = addr;
+    if (etext == 0 && strcmp(sym, "_etext") == 0)
+      etext = addr;
+  }
+  if (text == 0 || etext <= text)
+    return std::optional<KernelText>();
+  return std::optional<KernelText>(KernelText{text, etext});
 }
 
 }  // namespace pbid

@@ -226,5 +226,39 @@ TEST(ProcMapsTest, Vdso) {
   EXPECT_GE((*id)->size(), 8u);
 }
 
+std::string WriteKallsyms(const testing::TempDir& tmp, const std::string& text) {
+  std::string p = tmp.path() + "/kallsyms";
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(ProcMapsTest, KernelTextFromKallsyms) {
+  testing::TempDir tmp;
+  auto t = ReadKernelText(WriteKallsyms(tmp,
+                                        "ffffffff81000000 T _text\n"
+                                        "ffffffff81000000 T _stext\n"
+                                        "ffffffff81001000 T do_one_initcall\n"
+                                        "ffffffff81e00000 T _etext\n"));
+  ASSERT_TRUE(t.ok()) << t.error().ToString();
+  ASSERT_TRUE(t->has_value());
+  EXPECT_EQ(0xffffffff81000000u, (*t)->start);
+  EXPECT_EQ(0xffffffff81e00000u, (*t)->end);
+}
+
+// kptr_restrict shows every address as 0: no kernel map rather than one at 0.
+TEST(ProcMapsTest, KernelTextHiddenOrMissing) {
+  testing::TempDir tmp;
+  auto hidden =
+      ReadKernelText(WriteKallsyms(tmp, "0000000000000000 T _text\n0000000000000000 T _etext\n"));
+  ASSERT_TRUE(hidden.ok());
+  EXPECT_FALSE(hidden->has_value());
+  auto no_etext = ReadKernelText(WriteKallsyms(tmp, "ffffffff81000000 T _text\n"));
+  ASSERT_TRUE(no_etext.ok());
+  EXPECT_FALSE(no_etext->has_value());
+  auto missing = ReadKernelText(tmp.path() + "/none");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(ENOENT, missing.error().sys_errno);
+}
+
 }  // namespace
 }  // namespace pbid

@@ -387,6 +387,45 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   } while (0)
   [[maybe_unused]] uint64_t tmp = 0;
   s.sample_id.fields = st & kSampleIdMask;
+  // The fixed fields are 8 bytes each; when the record holds them all (every valid sample),
+  // one bounds check replaces one per field. This runs for every sample, several times.
+  constexpr uint64_t kFixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                              PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                              PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  size_t fixed = 0;
+  for (uint64_t bits = st & kFixed; bits != 0; bits &= bits - 1)
+    fixed += 8;
+  if (br.Has(off, fixed)) {
+    auto take = [&] {
+      uint64_t v = br.U64At(off);
+      off += 8;
+      return v;
+    };
+    if (st & PERF_SAMPLE_IDENTIFIER)
+      s.sample_id.id = take();
+    if (st & PERF_SAMPLE_IP)
+      s.ip = take();
+    if (st & PERF_SAMPLE_TID) {
+      s.sample_id.pid = br.U32At(off);
+      s.sample_id.tid = br.U32At(off + 4);
+      off += 8;
+    }
+    if (st & PERF_SAMPLE_TIME)
+      s.sample_id.time = take();
+    if (st & PERF_SAMPLE_ADDR)
+      s.addr = take();
+    if (st & PERF_SAMPLE_ID)
+      s.sample_id.id = take();
+    if (st & PERF_SAMPLE_STREAM_ID)
+      s.sample_id.stream_id = take();
+    if (st & PERF_SAMPLE_CPU) {
+      s.sample_id.cpu = br.U32At(off);
+      off += 8;
+    }
+    if (st & PERF_SAMPLE_PERIOD)
+      s.period = take();
+    st &= ~kFixed;  // the checked reads below then skip them
+  }
   if (st & PERF_SAMPLE_IDENTIFIER)
     PBID_TAKE(s.sample_id.id, "sample.identifier");
   if (st & PERF_SAMPLE_IP)
@@ -442,9 +481,11 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     }
   }
   if (st & PERF_SAMPLE_CALLCHAIN) {
-    uint64_t nr = 0;
     size_t nr_off = off;
-    PBID_TAKE(nr, "sample.callchain.nr");
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.callchain.nr");
+    uint64_t nr = br.U64At(off);
+    off += 8;
     if (nr > r.header.size / 8 || !br.Has(off, nr * 8)) {
       return Error("sample.callchain.nr", r.offset + nr_off,
                    std::to_string(nr) + " entries do not fit the record");

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "pbid/record_builder.h"
 
 namespace pbid {
@@ -287,6 +289,29 @@ TEST(RecordErrorsTest, TruncatedRecordsNameFieldAndOffset) {
   ASSERT_FALSE(so.ok());
   EXPECT_EQ("sample.callchain.nr", so.error().field);
   EXPECT_EQ(nr_off, so.error().offset);
+}
+
+// A sample cut short anywhere in its fixed fields fails naming the first field that is not
+// there, at its offset, whether the fields are read one by one or in one go.
+TEST(RecordErrorsTest, SampleCutShortNamesTheFirstMissingField) {
+  EventAttr attr = MakeAttr(true);  // identifier, ip, tid, time, cpu, period, callchain
+  SampleRecord s;
+  s.sample_id = Sid(7, 999);
+  RecordBytes full = *BuildSample(s, {1, 2}, attr);
+  const char* fields[] = {"sample.identifier", "sample.ip",     "sample.tid",         "sample.time",
+                          "sample.cpu",        "sample.period", "sample.callchain.nr"};
+  for (size_t k = 0; k < std::size(fields); k++) {
+    RecordBytes cut = full;  // the bytes stay: only the record's size says they are not its
+    cut[6] = static_cast<uint8_t>(8 + 8 * k);
+    cut[7] = 0;
+    auto so = ParseSample(View(cut), attr);
+    ASSERT_FALSE(so.ok()) << "record of " << 8 + 8 * k << " bytes";
+    EXPECT_EQ(fields[k], so.error().field);
+    EXPECT_EQ(8 + 8 * k, so.error().offset);
+  }
+  auto so = ParseSample(View(full), attr);
+  ASSERT_TRUE(so.ok()) << so.error().ToString();
+  EXPECT_EQ(999u, so->sample_id.time);
 }
 
 TEST(AttrCodecTest, RoundTripBothOrders) {

@@ -79,6 +79,7 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   *added = &mappings_[idx];
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
+  last_valid_ = false;
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
   std::shared_ptr<Tree>& slot = maps_[m.pid];
   if (!slot)
@@ -120,10 +121,16 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
 }
 
 size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
-  auto t = maps_.find(kernel ? -1 : pid);
-  if (t == maps_.end())
+  int32_t key = kernel ? -1 : pid;
+  if (!last_valid_ || last_pid_ != key) {
+    auto t = maps_.find(key);
+    last_tree_ = t == maps_.end() ? nullptr : t->second.get();
+    last_pid_ = key;
+    last_valid_ = true;
+  }
+  if (last_tree_ == nullptr)
     return kNoMapping;
-  const Tree& tree = *t->second;
+  const Tree& tree = *last_tree_;
   auto it = tree.upper_bound(ip);
   if (it != tree.begin()) {
     --it;
@@ -141,35 +148,71 @@ size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   return std::prev(k)->second;
 }
 
-// Pass 1, file order: timestamps, the synthesis phase, and build ids written right after a
-// mapping record. Then sorted by time, stably, as perf's ordered events.
-std::vector<Session::Ordered> Session::TimeOrder() {
-  std::vector<Ordered> order;
-  order.reserve(reader_.record_count());
-  bool has_finished_init = false;
-  bool synth = true;
+const EventAttr* Session::AttrOf(const RecordView& r) {
+  const std::vector<EventAttr>& attrs = reader_.attrs();
+  if (attrs.size() <= 1)
+    return reader_.AttrForRecord(r);
+  // The reader's answer depends on the record's event id alone.
+  uint64_t id = RecordEventId(r, attrs[0]);
+  AttrSlot& slot = attr_cache_[id % std::size(attr_cache_)];
+  if (!slot.valid || slot.id != id)
+    slot = AttrSlot{id, reader_.AttrForRecord(r), true};
+  return slot.attr;
+}
+
+// A record's time for the replay order: a sample's own, else its sample_id's; a record that has
+// none (or does not decode) keeps the time of the record before it in the file.
+uint64_t Session::RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const {
+  if (attr == nullptr)
+    return last_time;
+  if (r.header.type == PERF_RECORD_SAMPLE) {
+    auto s = ParseSample(r, *attr);
+    return s.ok() ? s->sample_id.time : last_time;
+  }
+  if (r.header.type < kRecordHeaderAttr && (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
+    auto id = ParseSampleId(r, attr);
+    return id.ok() ? id->time : last_time;
+  }
+  return last_time;
+}
+
+// Pass 1, file order, nothing held per record: the synthesis phase, build ids written right
+// after a mapping record, and the points where the replay may flush. A point follows every
+// PERF_RECORD_FINISHED_ROUND (perf's rounds) and, for files without them, every
+// kRecordsPerFlush records. Its bound is the earliest time of everything after it, so a record
+// at or below it can be replayed at once: nothing later in the file sorts before it. The
+// replay is therefore exactly a stable sort of the whole file by time, whether or not the
+// file keeps perf's promise that a round never reaches back before the one that precedes it.
+Session::Plan Session::Survey() {
+  constexpr uint64_t kRecordsPerFlush = 1024;
+  Plan plan;
   uint64_t last_time = 0;
   uint64_t prev_mmap_off = UINT64_MAX;
+  uint64_t in_chunk = 0;
+  bool cut = false;
+  // Until the backward pass below, a point's bound is the earliest time up to the next point.
+  uint64_t chunk_min = UINT64_MAX;
+  // Each pass starts with none of the file resident: the pass before may have left up to
+  // kReleasePagesEvery of it.
+  reader_.ReleasePages();
   PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
     pages.Read(r.header.size);
-    if (r.header.type == kRecordFinishedInit) {
-      synth = false;
-      has_finished_init = true;
+    if (cut || in_chunk == kRecordsPerFlush) {
+      if (!plan.flushes.empty())
+        plan.flushes.back().bound = chunk_min;
+      plan.flushes.push_back(FlushPoint{r.offset, UINT64_MAX});
+      chunk_min = UINT64_MAX;
+      in_chunk = 0;
+      cut = false;
     }
-    uint64_t time = last_time;
-    const EventAttr* attr = reader_.AttrForRecord(r);
-    if (r.header.type == PERF_RECORD_SAMPLE && attr) {
-      auto s = ParseSample(r, *attr);
-      if (s.ok())
-        time = s->sample_id.time;
-    } else if (r.header.type < kRecordHeaderAttr && attr &&
-               (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
-      auto id = ParseSampleId(r, attr);
-      if (id.ok())
-        time = id->time;
-    }
+    in_chunk++;
+    if (r.header.type == kRecordFinishedInit)
+      plan.has_finished_init = true;
+    cut = r.header.type == kRecordFinishedRound;
+    uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
+    chunk_min = std::min(chunk_min, time);
     if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
       auto b = ParseHeaderBuildId(r);
       if (b.ok())
@@ -178,15 +221,15 @@ std::vector<Session::Ordered> Session::TimeOrder() {
     prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
                         ? r.offset
                         : UINT64_MAX;
-    order.push_back(Ordered{time, r.offset, synth});
   }
-  if (!has_finished_init) {
-    for (Ordered& e : order)
-      e.synth = e.time == 0;
+  if (!plan.flushes.empty())
+    plan.flushes.back().bound = chunk_min;
+  uint64_t after = UINT64_MAX;
+  for (auto it = plan.flushes.rbegin(); it != plan.flushes.rend(); ++it) {
+    after = std::min(after, it->bound);
+    it->bound = after;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Ordered& a, const Ordered& b) { return a.time < b.time; });
-  return order;
+  return plan;
 }
 
 Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
@@ -194,42 +237,103 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     for (const BuildIdEntry& e : *reader_.features().build_ids)
       table_[e.filename] = e.build_id;
   }
-  uint64_t first_unknown = 0, first_unknown_id = 0;
-  PerfDataReader::PageReleaser pages(reader_);
-  for (const Ordered& e : TimeOrder()) {
-    RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
-    pages.Read(r.header.size);
-    stats_.records++;
-    const EventAttr* attr = reader_.AttrForRecord(r);
-    if (attr == nullptr) {
-      if (stats_.unknown_id++ == 0) {
-        first_unknown = r.offset;
-        first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
-      }
-      continue;
-    }
-    const Mapping* added = nullptr;
-    Status st = Ok();
-    switch (r.header.type) {
-      case PERF_RECORD_MMAP:
-      case PERF_RECORD_MMAP2: st = OnMmap(r, *attr, e.synth, &added); break;
-      case PERF_RECORD_COMM: st = OnComm(r, *attr); break;
-      case PERF_RECORD_FORK: st = OnFork(r, *attr); break;
-      case PERF_RECORD_SAMPLE: st = OnSample(r, *attr, on_sample); break;
-      default: st = OnOther(r, *attr); break;
-    }
-    if (!st.ok())
-      return AtRecord(st.error(), r);
-    if (on_record) {
-      size_t index = static_cast<size_t>(attr - reader_.attrs().data());
-      on_record(RecordContext{r, *attr, index, added});
-    }
+  if (reader_.features().mapping_ids) {
+    for (const MappingIdEntry& e : *reader_.features().mapping_ids)
+      later_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &e;
   }
+  Plan plan = Survey();
+  uint64_t first_unknown = 0, first_unknown_id = 0;
+  // Ordered by (time, file offset): equal times replay in file order, as a stable sort.
+  auto before = [](const Ordered& a, const Ordered& b) {
+    return a.time != b.time ? a.time < b.time : a.offset < b.offset;
+  };
+  // queue[0, sorted) is in order; what came after is sorted and merged in at a flush. Each
+  // per-CPU stretch of a round arrives in order already, so this costs less than a heap.
+  std::vector<Ordered> queue, merged;
+  size_t sorted = 0;
+  auto flush = [&](uint64_t bound) -> Status {
+    std::sort(queue.begin() + sorted, queue.end(), before);
+    if (sorted > 0 && sorted < queue.size() && before(queue[sorted], queue[sorted - 1])) {
+      // Into a buffer that is kept: inplace_merge would allocate one at every flush.
+      merged.clear();
+      std::merge(queue.begin(), queue.begin() + sorted, queue.begin() + sorted, queue.end(),
+                 std::back_inserter(merged), before);
+      queue.swap(merged);
+    }
+    size_t n = 0;
+    for (; n < queue.size() && queue[n].time <= bound; n++) {
+      Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
+      if (!st.ok())
+        return st;
+    }
+    queue.erase(queue.begin(), queue.begin() + n);
+    sorted = queue.size();
+    return Ok();
+  };
+  // Pass 2, file order again: each record is queued with its time (worked out as pass 1 did),
+  // and the queue is flushed at pass 1's points.
+  size_t next_flush = 0;
+  bool synth = true;
+  uint64_t last_time = 0;
+  reader_.ReleasePages();
+  PerfDataReader::PageReleaser pages(reader_);
+  for (const RecordView& r : reader_.records()) {
+    if (next_flush < plan.flushes.size() && plan.flushes[next_flush].offset == r.offset) {
+      Status st = flush(plan.flushes[next_flush++].bound);
+      if (!st.ok())
+        return st;
+    }
+    pages.Read(r.header.size);
+    if (r.header.type == kRecordFinishedInit)
+      synth = false;
+    uint64_t time = RecordTime(r, AttrOf(r), last_time);
+    last_time = time;
+    queue.push_back(Ordered{time, r.offset, plan.has_finished_init ? synth : time == 0});
+    stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
+  }
+  Status st = flush(UINT64_MAX);
+  if (!st.ok())
+    return st;
   if (stats_.unknown_id > 0) {
     return Error("record.id", first_unknown,
                  std::to_string(stats_.unknown_id) +
                      " records carry an event id that no event in the header owns (first: id " +
                      std::to_string(first_unknown_id) + ")");
+  }
+  return Ok();
+}
+
+// One record in its turn: its handler, then the caller's callback.
+Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
+                       const RecordCallback& on_record, uint64_t* first_unknown,
+                       uint64_t* first_unknown_id) {
+  RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
+  stats_.records++;
+  const EventAttr* attr = AttrOf(r);
+  if (attr == nullptr) {
+    if (stats_.unknown_id++ == 0) {
+      *first_unknown = r.offset;
+      *first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
+    }
+    return Ok();
+  }
+  const Mapping* added = nullptr;
+  // Initialized, not assigned: a Status holds an Error, and this runs for every record.
+  Status st = [&] {
+    switch (r.header.type) {
+      case PERF_RECORD_MMAP:
+      case PERF_RECORD_MMAP2: return OnMmap(r, *attr, e.synth, &added);
+      case PERF_RECORD_COMM: return OnComm(r, *attr);
+      case PERF_RECORD_FORK: return OnFork(r, *attr);
+      case PERF_RECORD_SAMPLE: return OnSample(r, *attr, on_sample);
+      default: return OnOther(r, *attr);
+    }
+  }();
+  if (!st.ok())
+    return AtRecord(st.error(), r);
+  if (on_record) {
+    size_t index = static_cast<size_t>(attr - reader_.attrs().data());
+    on_record(RecordContext{r, *attr, index, added});
   }
   return Ok();
 }
@@ -257,13 +361,24 @@ Status Session::OnMmap(const RecordView& r, const EventAttr& attr, bool synth,
   if (m.kernel)
     m.pid = -1;
   m.record_offset = r.offset;
+  const MappingIdEntry* later = nullptr;
+  if (!rec_id && !later_ids_.empty()) {
+    auto l = later_ids_.find(MappingKey{static_cast<uint32_t>(m.pid), m.start, m.pgoff, m.time});
+    if (l != later_ids_.end())
+      later = l->second;
+  }
   if (rec_id) {
     m.build_id = rec_id;
     m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kKernelRecord;
+  } else if (later && later->kind == MappingIdEntry::Kind::kDisputed) {
+    // Two sources disagreed: a wrong id is worse than none.
   } else if (auto f = followed_by_.find(r.offset);
              f != followed_by_.end() && f->second.first == m.path) {
     m.build_id = f->second.second;
     m.source = synth ? BuildIdSource::kSynthesized : BuildIdSource::kFile;
+  } else if (later) {
+    m.build_id = later->build_id;
+    m.source = BuildIdSource::kBpf;
   } else if (auto t = table_.find(DsoPath(m)); t != table_.end()) {
     m.build_id = t->second;
     m.source = BuildIdSource::kFile;
@@ -284,6 +399,7 @@ Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
   int32_t pid = t.pid, ppid = t.ppid;
   // -1 is the kernel's table, not a process a FORK could create.
   if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
+    last_valid_ = false;
     auto p = maps_.find(ppid);
     if (p != maps_.end())
       maps_[pid] = p->second;

@@ -5,8 +5,10 @@
 // outside every mapping, and process tables shared after FORK until one side changes. Their cost is
 // measured on real files (pbid-craft) outside the unit tests; these tests pin the answers.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -153,6 +155,267 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   std::vector<std::string> want = {"/bin/parent", "/lib/child.so",  "-", "-", "/lib/parent-late.so",
                                    "/bin/parent", "/bin/exec-over", "-"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+// The recorder's per-mapping section names one MMAP2 record each: two files that had one path
+// in turn keep their own ids, which perf's name-keyed table cannot do.
+struct Decided {
+  std::string path;
+  std::string id;  // hex, "-" for none
+  BuildIdSource source;
+};
+
+std::vector<Decided> MappingIds(const std::vector<RecordBytes>& recs, const Features& f,
+                                bool pipe = false) {
+  EventAttr a = Attr({1}, false);
+  std::string path = testing::TempPath("mapping-ids.data");
+  std::vector<Decided> out;
+  {
+    int fd = pipe ? open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    auto w = pipe ? PerfDataWriter::CreatePipe(fd, path, {a}) : PerfDataWriter::Create(path, {a});
+    EXPECT_TRUE(w.ok()) << w.error().ToString();
+    if (!w.ok())
+      return out;
+    for (const RecordBytes& r : recs)
+      EXPECT_TRUE((*w)->WriteRecord(r).ok());
+    EXPECT_TRUE((*w)->Finish(f).ok());
+    if (fd >= 0)
+      close(fd);
+  }
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  if (!r.ok())
+    return out;
+  Session s(**r);
+  EXPECT_TRUE(s.Process().ok());
+  for (const Mapping& m : s.mappings())
+    out.push_back({m.path, m.build_id ? m.build_id->ToHex() : "-", m.source});
+  return out;
+}
+
+MappingIdEntry Entry(uint32_t pid, uint64_t start, uint64_t time, const char* hex) {
+  MappingIdEntry e;
+  e.pid = pid;
+  e.start = start;
+  e.pgoff = 0;
+  e.time = time;
+  if (hex == nullptr) {
+    e.kind = MappingIdEntry::Kind::kDisputed;
+  } else {
+    e.kind = MappingIdEntry::Kind::kBpf;
+    e.build_id = *BuildId::FromHex(hex);
+  }
+  return e;
+}
+
+constexpr char kIdA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+constexpr char kIdB[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+TEST(SessionMappingIdsTest, EachRecordGetsItsOwnIdThoughThePathIsTheSame) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), kUser, &a),
+      *BuildMmap2(Map(11, 0x400000, 0x1000, "/bin/tool", 6), kUser, &a),
+      *BuildMmap2(Map(12, 0x400000, 0x1000, "/bin/tool", 7), kUser, &a),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, kIdA), Entry(11, 0x400000, 6, kIdB)};
+  auto got = MappingIds(recs, f);
+  ASSERT_EQ(3u, got.size());
+  EXPECT_EQ(kIdA, got[0].id);
+  EXPECT_EQ(BuildIdSource::kBpf, got[0].source);
+  EXPECT_EQ(kIdB, got[1].id);
+  EXPECT_EQ(BuildIdSource::kBpf, got[1].source);
+  // pid 12's record has no entry: same path, no id guessed from the others.
+  EXPECT_EQ("-", got[2].id);
+  EXPECT_EQ(BuildIdSource::kNone, got[2].source);
+}
+
+TEST(SessionMappingIdsTest, ADisputeTakesAwayTheIdReadFromTheFile) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), kUser, &a),
+      *BuildHeaderBuildId(-1, kUser, *BuildId::FromHex(kIdA), "/bin/tool"),
+      *BuildMmap2(Map(11, 0x400000, 0x1000, "/bin/tool", 6), kUser, &a),
+      *BuildHeaderBuildId(-1, kUser, *BuildId::FromHex(kIdA), "/bin/tool"),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, nullptr)};
+  auto got = MappingIds(recs, f);
+  ASSERT_EQ(2u, got.size());
+  EXPECT_EQ("-", got[0].id);
+  EXPECT_EQ(BuildIdSource::kNone, got[0].source);
+  EXPECT_EQ(kIdA, got[1].id);
+  EXPECT_EQ(BuildIdSource::kFile, got[1].source);
+}
+
+// perf stops on a HEADER_FEATURE record it does not know: a stream goes without the section.
+TEST(SessionMappingIdsTest, APipeModeStreamDoesNotCarryTheSection) {
+  EventAttr a = Attr({1}, false);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/tool", 5), PERF_RECORD_MISC_USER, &a),
+  };
+  Features f;
+  f.mapping_ids = {Entry(10, 0x400000, 5, kIdA)};
+  auto got = MappingIds(recs, f, /*pipe=*/true);
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ("-", got[0].id);
+}
+
+// Lookups remember the last process and event they found; a record in between that changes
+// what they would find must be seen by the next one.
+TEST(SessionIndexTest, LookupsSeeTablesChangeBetweenSamples) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/parent", 1), kUser, &a),
+      Sample(kUser, 12, 0x400010, 2, a),  // no process 12 yet
+      Fork(12, 10, 3, a),
+      Sample(kUser, 12, 0x400010, 4, a),  // now its parent's table
+      Fork(11, 10, 5, a),
+      Sample(kUser, 10, 0x500010, 6, a),
+      // Process 10 shares its table with 11: this mapping goes into a copy.
+      *BuildMmap2(Map(10, 0x500000, 0x1000, "/lib/late.so", 7), kUser, &a),
+      Sample(kUser, 10, 0x500010, 8, a),
+      Sample(kUser, 11, 0x500010, 9, a),
+  };
+  std::vector<std::string> want = {"-", "/bin/parent", "-", "/lib/late.so", "-"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+TEST(SessionIndexTest, EventIdsThatShareAMemoSlotKeepTheirOwnEvents) {
+  // Ids 1 and 65 fall into the same slot of the session's memo of id lookups; only event 1
+  // asked for build ids, so only its MMAP2 records carry one.
+  EventAttr e1 = Attr({1}, true), e2 = Attr({65}, false);
+  std::string path = testing::TempPath("memo-ids.data");
+  auto w = PerfDataWriter::Create(path, {e1, e2});
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 4; i++) {
+    Mmap2Record m = Map(10, 0x400000 + 0x1000 * i, 0x1000, "/lib/x.so", 1 + i);
+    m.has_build_id = true;
+    m.build_id = *BuildId::FromHex(fixtures::kBuildIdHex);
+    m.sample_id.id = i % 2 ? 65 : 1;
+    ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &e1)).ok());
+  }
+  ASSERT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(4u, s.mappings().size());
+  for (size_t i = 0; i < 4; i++)
+    EXPECT_EQ(i % 2 == 0, s.mappings()[i].build_id.has_value()) << "mapping " << i;
+}
+
+// perf writes a round per pass over its per-CPU buffers: a later CPU's records in a round can
+// be older than an earlier CPU's, and the next round's older than the end of this one. The
+// replay must still be in time order across the boundary, not round by round.
+TEST(SessionRoundsTest, RecordsAcrossARoundBoundaryReplayInTimeOrder) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
+      Sample(kUser, 10, 0x400010, 30, a),  // one CPU's buffer reaches t=30 ...
+      Sample(kUser, 10, 0x400010, 5, a),   // ... another's this round only t=5
+      round,
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 20), kUser, &a),  // exec at t=20
+      Sample(kUser, 10, 0x400010, 25, a),
+      round,
+      Sample(kUser, 10, 0x400010, 40, a),
+  };
+  // t=5, 25, 30, 40: only the first is older than the exec. Replaying each round when it ends
+  // would put t=30 before the exec.
+  std::vector<std::string> want = {"/bin/old", "/bin/new", "/bin/new", "/bin/new"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+struct Replayed {
+  SessionStats stats;
+  std::vector<uint64_t> times;  // of every record, in replay order
+};
+
+Replayed Replay(const std::vector<EventAttr>& attrs, const std::vector<RecordBytes>& recs) {
+  std::string path = testing::TempPath("rounds.data");
+  auto w = PerfDataWriter::Create(path, attrs);
+  EXPECT_TRUE(w.ok()) << w.error().ToString();
+  for (const RecordBytes& r : recs)
+    EXPECT_TRUE((*w)->WriteRecord(r).ok());
+  EXPECT_TRUE((*w)->Finish(Features()).ok());
+  auto r = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  Replayed out;
+  if (!r.ok())
+    return out;
+  Session s(**r);
+  Status st = s.Process(nullptr, [&](const RecordContext& c) {
+    auto id = ParseSampleId(c.record, &c.attr);
+    if (c.record.header.type == PERF_RECORD_SAMPLE)
+      out.times.push_back(ParseSample(c.record, c.attr)->sample_id.time);
+    else if (c.record.header.type != kRecordFinishedRound && id.ok())
+      out.times.push_back(id->time);
+  });
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  out.stats = s.stats();
+  return out;
+}
+
+// perf trusts that a round never reaches back before the end of the one before the last
+// (otherwise: "Timestamp below last timeslice flush"). The session sorts the whole file as it
+// always did, and holds back only what a later record could still precede.
+TEST(SessionRoundsTest, ARoundThatReachesBackStillReplaysInTimeOrder) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
+      Sample(kUser, 10, 0x400010, 30, a),
+      round,
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 20), kUser, &a),
+      round,
+      Sample(kUser, 10, 0x400010, 40, a),
+      round,
+      Sample(kUser, 10, 0x400010, 12, a),  // three rounds late, still before the exec
+  };
+  EXPECT_EQ((std::vector<uint64_t>{1, 12, 20, 30, 40}), Replay({a}, recs).times);
+  std::vector<std::string> want = {"/bin/old", "/bin/new", "/bin/new"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+// The memory a replay holds follows the rounds, not the file: 200 rounds of 50 records, each
+// round's two CPUs interleaved in time with each other.
+TEST(SessionRoundsTest, TheQueueHoldsAboutARoundNotTheFile) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {*BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/x", 1), kUser, &a)};
+  uint64_t t = 100;
+  for (int round = 0; round < 200; round++) {
+    for (int cpu = 0; cpu < 2; cpu++) {
+      for (int i = 0; i < 25; i++)
+        recs.push_back(Sample(kUser, 10, 0x400010, t + 2 * i + cpu, a));
+    }
+    recs.push_back(BuildEmptyRecord(kRecordFinishedRound));
+    t += 50;
+  }
+  Replayed r = Replay({a}, recs);
+  EXPECT_EQ(10000u, r.stats.samples);
+  EXPECT_TRUE(std::is_sorted(r.times.begin(), r.times.end()));
+  EXPECT_LE(r.stats.max_queued, 2 * 51u) << "of " << recs.size() << " records";
+
+  // Without FINISHED_ROUND (some writers never emit it) the queue is bounded as well, by the
+  // session's own flush points, as long as the file is roughly in time order.
+  recs.erase(
+      std::remove_if(recs.begin(), recs.end(), [](const RecordBytes& b) { return b.size() == 8; }),
+      recs.end());
+  r = Replay({a}, recs);
+  EXPECT_EQ(10000u, r.stats.samples);
+  EXPECT_TRUE(std::is_sorted(r.times.begin(), r.times.end()));
+  EXPECT_LE(r.stats.max_queued, 2048u) << "of " << recs.size() << " records";
 }
 
 }  // namespace

@@ -369,6 +369,7 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
       case BuildIdSource::kKernelRecord: cov.kernel_record++; break;
       case BuildIdSource::kSynthesized: cov.synthesized++; break;
       case BuildIdSource::kFile: cov.file++; break;
+      case BuildIdSource::kBpf: cov.bpf++; break;
       case BuildIdSource::kNone: cov.none++; break;
     }
   } else {
@@ -520,6 +521,7 @@ void Report::PrintCoverage(FILE* out) const {
       {"kernel record (MMAP2)", c.kernel_record},
       {"synthesized (MMAP2)", c.synthesized},
       {"file fallback (ID table)", c.file},
+      {"bpf (at sample time)", c.bpf},
       {"none", c.none},
       {"kernel samples", c.kernel},
       {"outside any mapping", c.unmapped},
@@ -528,7 +530,7 @@ void Report::PrintCoverage(FILE* out) const {
     fprintf(out, "#   %-28s %8" PRIu64 " %7.2f%%\n", name, n, pct(n));
   }
   uint64_t user = c.total - c.kernel;
-  uint64_t with_id = c.kernel_record + c.synthesized + c.file;
+  uint64_t with_id = c.kernel_record + c.synthesized + c.file + c.bpf;
   fprintf(out, "#   user samples with a build ID: %.2f%%\n",
           user == 0 ? 0.0 : 100.0 * static_cast<double>(with_id) / static_cast<double>(user));
   fprintf(out, "#   kernel symbols: %s\n", c.kallsyms_note.c_str());

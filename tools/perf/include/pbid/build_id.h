@@ -62,9 +62,11 @@ enum class BuildIdSource : uint8_t {
   kKernelRecord,  // PERF_RECORD_MISC_MMAP_BUILD_ID set by the kernel on an attr.build_id event
   kSynthesized,   // MMAP2 synthesized by the recorder for an already running process
   kFile,          // read from the file after the MMAP2 arrived (fallback path or reader)
+  kBpf,           // from the recorder's BPF program: the kernel read it at sample time
 };
 
-const char* BuildIdSourceName(BuildIdSource s);  // "kernel", "synthesized", "file", "none"
+// "kernel", "synthesized", "file", "bpf", "none"
+const char* BuildIdSourceName(BuildIdSource s);
 
 }  // namespace pbid
 

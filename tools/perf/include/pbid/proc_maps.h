@@ -74,6 +74,15 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
 // vdso into every process of an ABI.
 Result<MaybeBuildId> VdsoBuildId();
 
+// The running kernel's text as perf maps it, [_text, _etext): the range of the kernel's
+// MMAP2 record, whose pgoff is _text.
+struct KernelText {
+  uint64_t start = 0, end = 0;
+};
+// Reads KALLSYMS up to the two symbols. Nothing when they are missing or their addresses are
+// hidden (kptr_restrict shows them as 0); an error when the file cannot be opened.
+Result<std::optional<KernelText>> ReadKernelText(const std::string& kallsyms = "/proc/kallsyms");
+
 // Remembers build ids by inode so that a library mapped by many processes is parsed once.
 class BuildIdCache {
  public:

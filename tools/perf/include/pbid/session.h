@@ -15,8 +15,11 @@
 //   2. a PERF_RECORD_HEADER_BUILD_ID right after the record for the same file name (written by
 //      `perf-buildid record` when the kernel lacks attr.build_id): kFile, or kSynthesized
 //      before FINISHED_INIT;
-//   3. the HEADER_BUILD_ID feature table, matched by file name: kFile;
-//   4. otherwise kNone.
+//   3. the recorder's per-mapping section (kFeatPbidMappingIds, matched by pid, start, pgoff
+//      and time): an id its BPF program saw at sample time (kBpf), or a dispute between two
+//      sources, which leaves the mapping without an id even if 2. gave one;
+//   4. the HEADER_BUILD_ID feature table, matched by file name: kFile;
+//   5. otherwise kNone.
 #ifndef PBID_SESSION_H_
 #define PBID_SESSION_H_
 
@@ -26,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -83,6 +87,9 @@ struct RecordContext {
 struct SessionStats {
   uint64_t records = 0, samples = 0, lost = 0, lost_samples = 0, mmaps = 0, unresolved = 0;
   uint64_t throttle = 0, bad_records = 0;
+  // The most records held at once waiting for their turn in time order: about a round's
+  // worth (PERF_RECORD_FINISHED_ROUND) in a file perf wrote, not the file's record count.
+  uint64_t max_queued = 0;
   uint64_t unknown_id = 0;  // records whose event id no attr owns (Process() then fails)
   std::map<BuildIdSource, uint64_t> mappings_by_source;
 };
@@ -96,6 +103,8 @@ class Session {
   // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
   // and the first one (perf stops on them with "failed to process type").
   // on_record, if given, sees every record (after the session handled it) in time order.
+  // The order is a stable sort of the whole file by time, but a record is held only until no
+  // later one can sort before it (a first pass finds out): about a round of a file perf wrote.
   using SampleCallback = std::function<void(const SampleContext&)>;
   using RecordCallback = std::function<void(const RecordContext&)>;
   Status Process(const SampleCallback& on_sample = nullptr,
@@ -109,18 +118,33 @@ class Session {
   // The mapping that contains ip in process pid (kernel: the kernel's mappings; the kernel
   // image map extends to the end of the address space, as in perf). Inside a callback this is
   // the state at that record's time; after Process() the state at the end of the file.
+  // It remembers the last process it looked up: one thread at a time.
   const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
 
  private:
   // Process, in steps: the records in time order, then one handler per record type.
-  // One per record of the file: kept small, since there are millions.
+  // One per record waiting to be replayed: kept small, since a round can hold many.
   struct Ordered {
     uint64_t time;
     uint64_t offset : 63;
     uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
-  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per record");
-  std::vector<Ordered> TimeOrder();
+  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
+  // Where the replay may flush: before the record at `offset`, every queued record with a time
+  // at or below `bound`, the earliest time of any record from there to the end of the file.
+  struct FlushPoint {
+    uint64_t offset;
+    uint64_t bound;
+  };
+  struct Plan {
+    bool has_finished_init = false;
+    std::vector<FlushPoint> flushes;  // in file order
+  };
+  Plan Survey();
+  const EventAttr* AttrOf(const RecordView& r);
+  uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
+  Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
+                uint64_t* first_unknown, uint64_t* first_unknown_id);
   Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
   Status OnComm(const RecordView& r, const EventAttr& attr);
   Status OnFork(const RecordView& r, const EventAttr& attr);
@@ -145,13 +169,29 @@ class Session {
   // costs O(1), not a copy of the parent's table.
   using Tree = std::map<uint64_t, Span>;
   std::unordered_map<int32_t, std::shared_ptr<Tree>> maps_;
+  // FindIndex's memo of the last table it looked up: consecutive samples mostly come from one
+  // process. Forgotten whenever maps_ changes (AddMapping, OnFork).
+  mutable int32_t last_pid_ = 0;
+  mutable const Tree* last_tree_ = nullptr;
+  mutable bool last_valid_ = false;
   // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
   std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
+  // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
+  using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
+  std::map<MappingKey, const MappingIdEntry*> later_ids_;
   SessionStats stats_;
+  // AttrOf's memo of the reader's id lookup: each record is matched to its event three times,
+  // and a file has only a few ids (one per event and CPU).
+  struct AttrSlot {
+    uint64_t id = 0;
+    const EventAttr* attr = nullptr;
+    bool valid = false;
+  };
+  AttrSlot attr_cache_[64];
 };
 
 }  // namespace pbid

@@ -46,11 +46,16 @@ class BpfIdMatcher {
   void KnownId(uint64_t mapping_key, const BuildId& id);
   // exec at time t: the process's earlier mappings end there.
   void Exec(uint32_t pid, uint64_t t);
+  // fork at time t: the child has the parent's mappings from then on, under the same keys
+  // (they are the records the child's samples resolve to).
+  void Fork(uint32_t parent, uint32_t child, uint64_t t);
 
   Verdict Offer(uint32_t pid, uint64_t t, const BpfFrame& frame);
 
   // The id of a mapping as decided so far; nullopt when none, or after a conflict.
   std::optional<BuildId> IdOf(uint64_t mapping_key) const;
+  // Whether two sources gave this mapping different ids.
+  bool Disputed(uint64_t mapping_key) const;
   // Mappings whose id came from a BPF frame, in the order they got it. A later conflict can
   // still take the id away: write those whose IdOf() is still set.
   const std::vector<uint64_t>& assigned() const { return assigned_; }

@@ -45,7 +45,8 @@ class BpfStackIds {
   BpfStackIds(const BpfStackIds&) = delete;
   BpfStackIds& operator=(const BpfStackIds&) = delete;
 
-  // Runs the program on every sample of the perf event perf_fd (a sampling event).
+  // Runs the program on every sample of the perf event perf_fd (a sampling event), until this
+  // object goes; perf_fd stays the caller's. When the object goes, those events are disabled.
   Status Attach(int perf_fd);
 
   // Hands every stack waiting in the ring buffer to fn; returns how many.

@@ -39,6 +39,7 @@ struct SampleCoverage {
   uint64_t kernel_record = 0;  // MMAP2 with the build ID from the kernel
   uint64_t synthesized = 0;    // MMAP2 synthesized by the recorder for running processes
   uint64_t file = 0;           // ID only in the build-ID table (read from the file)
+  uint64_t bpf = 0;            // ID from the recorder's BPF program (read at sample time)
   uint64_t none = 0;           // mapping without any build ID
   uint64_t kernel = 0;         // kernel-mode samples
   uint64_t unmapped = 0;       // user ip outside every known mapping
