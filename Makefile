@@ -160,7 +160,7 @@ fuzz-smoke: fuzz-build
 	@tools/perf/fuzz/run.sh --smoke $(BUILD)/fuzz/fuzz $(FUZZ_SMOKE_SECONDS)
 
 # Benchmarks (Documentation/benchmarks.md): perf-buildid against perf reading the same files,
-# and the kernel's cost per mmap in the VMs; writes bench/results.md. Takes about an hour.
+# and the kernel's cost per mmap in the VMs; writes bench/results.md. Takes about 20 min.
 # bench-smoke (in check) runs each once on the smallest input.
 .PHONY: bench bench-smoke
 bench: deps perf-buildid
