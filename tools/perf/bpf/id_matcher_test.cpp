@@ -5,20 +5,18 @@
 
 #include <cstring>
 
+#include "util/test_util.h"
+
 namespace pbid {
 namespace {
 
 using V = BpfIdMatcher::Verdict;
 
-BuildId Id(const char* hex) {
-  auto id = BuildId::FromHex(hex);
-  EXPECT_TRUE(id.ok());
-  return id.ok() ? *id : BuildId();
-}
+using testing::IdFromHex;
 
-const BuildId kA = Id("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-const BuildId kB = Id("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
-const BuildId kMd5 = Id("0123456789abcdef0123456789abcdef");
+const BuildId kA = IdFromHex("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+const BuildId kB = IdFromHex("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+const BuildId kMd5 = IdFromHex("0123456789abcdef0123456789abcdef");
 
 BpfFrame Frame(uint64_t ip, const BuildId& id, uint64_t file_offset) {
   BpfFrame f;

@@ -5,17 +5,15 @@
 
 #include <cstring>
 
+#include "util/test_util.h"
+
 namespace pbid {
 namespace {
 
-BuildId Id(const char* hex) {
-  auto id = BuildId::FromHex(hex);
-  EXPECT_TRUE(id.ok());
-  return id.ok() ? *id : BuildId();
-}
+using testing::IdFromHex;
 
-const BuildId kA = Id("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-const BuildId kB = Id("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+const BuildId kA = IdFromHex("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+const BuildId kB = IdFromHex("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
 
 Mmap2Record Mmap(uint32_t pid, uint64_t start, uint64_t t, const char* path) {
   Mmap2Record m;

@@ -78,4 +78,10 @@ std::vector<uint8_t> ReadBytes(const std::string& path) {
                               std::istreambuf_iterator<char>());
 }
 
+BuildId IdFromHex(const char* hex) {
+  auto id = BuildId::FromHex(hex);
+  EXPECT_TRUE(id.ok()) << hex;
+  return id.ok() ? *id : BuildId();
+}
+
 }  // namespace pbid::testing

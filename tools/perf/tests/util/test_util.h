@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "pbid/build_id.h"
+
 namespace pbid::testing {
 
 // A fresh directory under $TMPDIR, removed with its contents at the end of its scope (kept
@@ -43,6 +45,9 @@ std::string Quote(const std::string& s);
 // The whole file ("" if it cannot be read).
 std::string ReadFile(const std::string& path);
 std::vector<uint8_t> ReadBytes(const std::string& path);
+
+// A build id written as hex, for a test's constants; bad hex fails the test.
+BuildId IdFromHex(const char* hex);
 
 }  // namespace pbid::testing
 
