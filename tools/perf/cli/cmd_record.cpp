@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,10 +117,6 @@ constexpr int kTermTimeoutMs = 2000;
 
 void OnSignal(int) {
   g_stop = 1;
-}
-
-long PerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
-  return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
 }
 
 std::string ReadLine(const std::string& path) {
@@ -299,26 +294,6 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a = events_->attr();
   attr_.ids = events_->ids();
   return Ok();
-}
-
-// Whether the kernel puts build ids into MMAP2 records (attr.build_id, Linux 5.12 or the
-// backport): a dummy event on ourselves, which needs no privilege.
-bool KernelTakesBuildIdAttr() {
-  perf_event_attr a;
-  memset(&a, 0, sizeof(a));
-  a.size = sizeof(a);
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_DUMMY;
-  a.disabled = 1;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.mmap2 = 1;
-  a.build_id = 1;
-  long fd = PerfEventOpen(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0)
-    return false;
-  close(static_cast<int>(fd));
-  return true;
 }
 
 // Decided before the events are opened: with BPF they use the program's clock.

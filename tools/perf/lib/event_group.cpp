@@ -46,6 +46,23 @@ std::vector<int> OnlineCpus() {
   return cpus;
 }
 
+bool KernelTakesBuildIdAttr() {
+  perf_event_attr a{};
+  a.size = sizeof(a);
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.mmap2 = 1;
+  a.build_id = 1;
+  long fd = SysPerfEventOpen(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
 Result<std::unique_ptr<EventGroup>> EventGroup::Open(const EventGroupSpec& spec,
                                                      std::vector<EventFallback>* applied) {
   std::unique_ptr<EventGroup> g(new EventGroup());

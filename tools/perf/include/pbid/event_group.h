@@ -25,6 +25,10 @@ namespace pbid {
 // The CPUs in /sys/devices/system/cpu/online, else 0 .. sysconf(_SC_NPROCESSORS_ONLN) - 1.
 std::vector<int> OnlineCpus();
 
+// Whether the kernel puts build ids into MMAP2 records (attr.build_id: Linux 5.12, or 5.10
+// with the backport), asked with a dummy event on the calling thread, which needs no privilege.
+bool KernelTakesBuildIdAttr();
+
 // What the group changed in the attr to get the events open, in the order it did so. The
 // caller says so to the user: each changes what the recording holds.
 enum class EventFallback {
