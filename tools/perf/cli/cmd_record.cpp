@@ -354,8 +354,8 @@ void Recorder::FinishBpf(Features* f) {
   if (!bpf_)
     return;
   std::vector<MappingIdEntry> entries;
-  std::map<std::string, std::set<std::string>> bpf_ids_by_path;
-  std::map<std::string, BuildId> first_by_path;
+  // A path's one BPF id; nullopt once a second, different one came (a replaced file).
+  std::map<std::string, std::optional<BuildId>> by_path;
   std::set<std::string> named;
   for (const BuildIdEntry& e : table_)
     named.insert(e.filename);
@@ -374,12 +374,13 @@ void Recorder::FinishBpf(Features* f) {
       continue;
     }
     by_source_[BuildIdSource::kBpf]++;
-    bpf_ids_by_path[d.path].insert(d.entry.build_id.ToHex());
-    first_by_path.emplace(d.path, d.entry.build_id);
+    auto [it, first] = by_path.emplace(d.path, d.entry.build_id);
+    if (!first && it->second != d.entry.build_id)
+      it->second.reset();
   }
-  for (const auto& [path, ids] : bpf_ids_by_path) {
-    if (ids.size() == 1 && named.count(path) == 0)
-      Remember(path, first_by_path[path], false);
+  for (const auto& [path, id] : by_path) {
+    if (id && named.count(path) == 0)
+      Remember(path, *id, false);
   }
   if (to_stdout() && !entries.empty()) {
     fprintf(stderr,
