@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,22 +50,39 @@ RecordBytes Fork(int32_t pid, int32_t ppid, uint64_t time, const EventAttr& a) {
   return BuildTask(PERF_RECORD_FORK, t, &a);
 }
 
-// The file's samples in order, each as the path of its mapping ("-" for none).
-std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
-                                     const std::vector<RecordBytes>& recs) {
-  std::string path = testing::TempPath("index.data");
-  auto w = PerfDataWriter::Create(path, attrs);
-  EXPECT_TRUE(w.ok()) << w.error().ToString();
-  for (const RecordBytes& r : recs)
-    EXPECT_TRUE((*w)->WriteRecord(r).ok());
-  EXPECT_TRUE((*w)->Finish(Features()).ok());
+// recs and f written as a file (or a pipe-mode stream) and opened again; nullptr, with the
+// test failed, if either side fails.
+std::unique_ptr<PerfDataReader> WriteAndOpen(const std::vector<EventAttr>& attrs,
+                                             const std::vector<RecordBytes>& recs,
+                                             const Features& f = Features(), bool pipe = false) {
+  std::string path = testing::TempPath("session.data");
+  {
+    int fd = pipe ? open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    auto w =
+        pipe ? PerfDataWriter::CreatePipe(fd, path, attrs) : PerfDataWriter::Create(path, attrs);
+    EXPECT_TRUE(w.ok()) << w.error().ToString();
+    if (w.ok()) {
+      for (const RecordBytes& r : recs)
+        EXPECT_TRUE((*w)->WriteRecord(r).ok());
+      EXPECT_TRUE((*w)->Finish(f).ok());
+    }
+    if (fd >= 0)
+      close(fd);
+  }
   auto r = PerfDataReader::Open(path);
   unlink(path.c_str());
   EXPECT_TRUE(r.ok()) << r.error().ToString();
+  return r.ok() ? std::move(*r) : nullptr;
+}
+
+// The file's samples in order, each as the path of its mapping ("-" for none).
+std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
+                                     const std::vector<RecordBytes>& recs) {
+  auto r = WriteAndOpen(attrs, recs);
   std::vector<std::string> out;
-  if (!r.ok())
+  if (!r)
     return out;
-  Session s(**r);
+  Session s(*r);
   Status st =
       s.Process([&](const SampleContext& c) { out.push_back(c.mapping ? c.mapping->path : "-"); });
   EXPECT_TRUE(st.ok()) << st.error().ToString();
@@ -167,27 +185,11 @@ struct Decided {
 
 std::vector<Decided> MappingIds(const std::vector<RecordBytes>& recs, const Features& f,
                                 bool pipe = false) {
-  EventAttr a = Attr({1}, false);
-  std::string path = testing::TempPath("mapping-ids.data");
+  auto r = WriteAndOpen({Attr({1}, false)}, recs, f, pipe);
   std::vector<Decided> out;
-  {
-    int fd = pipe ? open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-    auto w = pipe ? PerfDataWriter::CreatePipe(fd, path, {a}) : PerfDataWriter::Create(path, {a});
-    EXPECT_TRUE(w.ok()) << w.error().ToString();
-    if (!w.ok())
-      return out;
-    for (const RecordBytes& r : recs)
-      EXPECT_TRUE((*w)->WriteRecord(r).ok());
-    EXPECT_TRUE((*w)->Finish(f).ok());
-    if (fd >= 0)
-      close(fd);
-  }
-  auto r = PerfDataReader::Open(path);
-  unlink(path.c_str());
-  EXPECT_TRUE(r.ok()) << r.error().ToString();
-  if (!r.ok())
+  if (!r)
     return out;
-  Session s(**r);
+  Session s(*r);
   EXPECT_TRUE(s.Process().ok());
   for (const Mapping& m : s.mappings())
     out.push_back({m.path, m.build_id ? m.build_id->ToHex() : "-", m.source});
@@ -340,19 +342,11 @@ struct Replayed {
 };
 
 Replayed Replay(const std::vector<EventAttr>& attrs, const std::vector<RecordBytes>& recs) {
-  std::string path = testing::TempPath("rounds.data");
-  auto w = PerfDataWriter::Create(path, attrs);
-  EXPECT_TRUE(w.ok()) << w.error().ToString();
-  for (const RecordBytes& r : recs)
-    EXPECT_TRUE((*w)->WriteRecord(r).ok());
-  EXPECT_TRUE((*w)->Finish(Features()).ok());
-  auto r = PerfDataReader::Open(path);
-  unlink(path.c_str());
-  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  auto r = WriteAndOpen(attrs, recs);
   Replayed out;
-  if (!r.ok())
+  if (!r)
     return out;
-  Session s(**r);
+  Session s(*r);
   Status st = s.Process(nullptr, [&](const RecordContext& c) {
     auto id = ParseSampleId(c.record, &c.attr);
     if (c.record.header.type == PERF_RECORD_SAMPLE)
