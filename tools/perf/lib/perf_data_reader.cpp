@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "byte_io.h"
 #include "pbid/elf_build_id.h"
@@ -84,6 +86,47 @@ void PerfDataReader::ReleasePages() const {
   // page table entries, and the data comes back from the page cache on the next read.
   if (mapped_)
     madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+}
+
+namespace {
+
+uint64_t PageSize() {
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+// The page-aligned part of [from, to) inside a mapping of `size` bytes, as (offset, length).
+std::pair<uint64_t, uint64_t> WholePages(uint64_t from, uint64_t to, uint64_t size) {
+  const uint64_t page = PageSize();
+  to = std::min(to, size);
+  uint64_t start = (from + page - 1) / page * page, end = to / page * page;
+  return start < end ? std::make_pair(start, end - start)
+                     : std::make_pair(uint64_t{0}, uint64_t{0});
+}
+
+}  // namespace
+
+void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
+  if (!mapped_)
+    return;
+  auto [off, len] = WholePages(from, to, size_);
+  if (len > 0)
+    madvise(const_cast<uint8_t*>(base_) + off, len, MADV_DONTNEED);
+}
+
+void PerfDataReader::MapAhead(uint64_t from) const {
+#ifdef MADV_POPULATE_READ
+  if (!mapped_)
+    return;
+  // Only an optimization: kernels before 5.14 refuse it, and the pass then faults as usual.
+  // From the page that holds `from`: the pass is inside it.
+  uint64_t start = from / PageSize() * PageSize();
+  auto [off, len] = WholePages(start, from + kReleasePagesEvery, size_);
+  if (len > 0)
+    madvise(const_cast<uint8_t*>(base_) + off, len, MADV_POPULATE_READ);
+#else
+  (void)from;
+#endif
 }
 
 Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromBytes(std::vector<uint8_t> bytes) {

@@ -97,6 +97,16 @@ static_assert(offsetof(HeaderBuildIdLayout, size) == 32 &&
 
 constexpr size_t kBody = sizeof(perf_event_header);
 
+// The number of 8-byte fields a mask of a few sample_type bits selects. Not
+// __builtin_popcountll: without -mpopcnt (not in the x86-64 baseline) that is a library call,
+// and this runs for every record.
+size_t CountBits(uint64_t bits) {
+  size_t n = 0;
+  for (; bits != 0; bits &= bits - 1)
+    n++;
+  return n;
+}
+
 ByteReader ReaderFor(const RecordView& r) {
   return ByteReader(r.data, r.header.size, r.swap, r.offset);
 }
@@ -163,7 +173,7 @@ const char* RecordTypeName(uint32_t type) {
 size_t EventAttr::SampleIdSize() const {
   if (!attr.sample_id_all)
     return 0;
-  return 8 * __builtin_popcountll(attr.sample_type & kSampleIdMask);
+  return 8 * CountBits(attr.sample_type & kSampleIdMask);
 }
 
 uint64_t CallchainView::operator[](uint64_t i) const {
@@ -221,6 +231,32 @@ Result<SampleId> ParseSampleId(const RecordView& r, const EventAttr* attr) {
   if (st & PERF_SAMPLE_IDENTIFIER)
     id.id = br.U64At(off), off += 8;
   return id;
+}
+
+std::optional<uint64_t> SampleTime(const RecordView& r, const EventAttr& attr) {
+  uint64_t st = attr.attr.sample_type;
+  if (!(st & PERF_SAMPLE_TIME))
+    return 0;
+  // The fields before it are 8 bytes each.
+  size_t off = 8 + 8 * CountBits(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+  ByteReader br = ReaderFor(r);
+  if (!br.Has(off, 8))
+    return std::nullopt;
+  return br.U64At(off);
+}
+
+std::optional<uint64_t> SampleIdTime(const RecordView& r, const EventAttr& attr) {
+  if (!attr.attr.sample_id_all || r.header.type >= kRecordHeaderAttr)
+    return 0;
+  size_t n = attr.SampleIdSize();
+  if (r.header.size < 8 + n)
+    return std::nullopt;
+  uint64_t st = attr.attr.sample_type;
+  if (!(st & PERF_SAMPLE_TIME))
+    return 0;
+  // The block opens with TID, then TIME.
+  size_t off = r.header.size - n + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+  return ReaderFor(r).U64At(off);
 }
 
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
@@ -392,9 +428,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   constexpr uint64_t kFixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                               PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
                               PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  size_t fixed = 0;
-  for (uint64_t bits = st & kFixed; bits != 0; bits &= bits - 1)
-    fixed += 8;
+  size_t fixed = 8 * CountBits(st & kFixed);
   if (br.Has(off, fixed)) {
     auto take = [&] {
       uint64_t v = br.U64At(off);

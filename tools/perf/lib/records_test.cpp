@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include "pbid/record_builder.h"
 
@@ -312,6 +314,61 @@ TEST(RecordErrorsTest, SampleCutShortNamesTheFirstMissingField) {
   auto so = ParseSample(View(full), attr);
   ASSERT_TRUE(so.ok()) << so.error().ToString();
   EXPECT_EQ(999u, so->sample_id.time);
+}
+
+// The session orders records by the time these read in place; it must be the time the
+// decoders find, whatever fields come before it, in both byte orders.
+TEST_P(RecordsTest, TimesReadInPlaceAreTheDecodersTimes) {
+  bool swap = GetParam();
+  constexpr uint64_t kOptional[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,  PERF_SAMPLE_TID,
+                                    PERF_SAMPLE_TIME,       PERF_SAMPLE_ID,  PERF_SAMPLE_CPU,
+                                    PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_ADDR};
+  for (uint32_t mask = 0; mask < (1u << std::size(kOptional)); mask++) {
+    EventAttr attr = MakeAttr(true);
+    attr.attr.sample_type = PERF_SAMPLE_PERIOD;
+    for (size_t b = 0; b < std::size(kOptional); b++) {
+      if (mask & (1u << b))
+        attr.attr.sample_type |= kOptional[b];
+    }
+    SCOPED_TRACE("sample_type " + std::to_string(attr.attr.sample_type));
+    SampleRecord s;
+    s.ip = 0x401000;
+    s.sample_id = Sid(7, 999);
+    RecordBytes sample = *BuildSample(s, {}, attr, swap);
+    auto ps = ParseSample(View(sample, swap), attr);
+    ASSERT_TRUE(ps.ok()) << ps.error().ToString();
+    EXPECT_EQ(std::optional<uint64_t>(ps->sample_id.time), SampleTime(View(sample, swap), attr));
+
+    CommRecord c;
+    c.pid = c.tid = 7;
+    c.comm = "worker";
+    c.sample_id = Sid(7, 555);
+    RecordBytes comm = *BuildComm(c, &attr, swap);
+    auto pi = ParseSampleId(View(comm, swap), &attr);
+    ASSERT_TRUE(pi.ok()) << pi.error().ToString();
+    EXPECT_EQ(std::optional<uint64_t>(pi->time), SampleIdTime(View(comm, swap), attr));
+  }
+}
+
+TEST(RecordErrorsTest, TimesReadInPlaceNeedTheRecordToHoldThem) {
+  EventAttr attr = MakeAttr(true);  // identifier, ip, tid, time, ...
+  SampleRecord s;
+  s.sample_id = Sid(7, 999);
+  RecordBytes sample = *BuildSample(s, {}, attr);
+  sample[6] = 8 + 3 * 8;  // ends before the time
+  sample[7] = 0;
+  EXPECT_EQ(std::nullopt, SampleTime(View(sample), attr));
+  sample[6] = 8 + 4 * 8;  // holds it
+  EXPECT_EQ(std::optional<uint64_t>(999), SampleTime(View(sample), attr));
+
+  CommRecord c;
+  c.pid = c.tid = 7;
+  c.comm = "worker";
+  c.sample_id = Sid(7, 555);
+  RecordBytes comm = *BuildComm(c, &attr);
+  comm[6] = static_cast<uint8_t>(8 + attr.SampleIdSize() - 8);
+  comm[7] = 0;
+  EXPECT_EQ(std::nullopt, SampleIdTime(View(comm), attr));
 }
 
 TEST(AttrCodecTest, RoundTripBothOrders) {

@@ -36,6 +36,28 @@ Mapping MappingFrom(const MmapLike& mm) {
   return m;
 }
 
+// Sorts *v, which is made of ascending runs starting at the indices in *runs (ascending,
+// (*runs)[0] == 0), by merging neighbouring runs until one is left. Each per-CPU stretch of a
+// round arrives in order already, so a round is a few runs: a pass or two of merging, where a
+// sort would compare every record about log2(round) times.
+template <typename T, typename Less>
+void MergeRuns(std::vector<T>* v, std::vector<size_t>* runs, std::vector<T>* buf, Less less) {
+  while (runs->size() > 1) {
+    buf->clear();
+    size_t k = 0;
+    for (size_t i = 0; i < runs->size(); i += 2) {
+      size_t a = (*runs)[i];
+      size_t mid = i + 1 < runs->size() ? (*runs)[i + 1] : v->size();
+      size_t end = i + 2 < runs->size() ? (*runs)[i + 2] : v->size();
+      (*runs)[k++] = a;  // what came before was copied to buf: the run starts at the same index
+      std::merge(v->begin() + a, v->begin() + mid, v->begin() + mid, v->begin() + end,
+                 std::back_inserter(*buf), less);
+    }
+    runs->resize(k);
+    v->swap(*buf);
+  }
+}
+
 Error AtRecord(const Error& e, const RecordView& r) {
   Error out = e;
   if (!out.has_offset())
@@ -56,17 +78,18 @@ std::string Session::CommOf(int32_t pid) const {
 
 size_t Session::DsoFor(const Mapping& m) {
   std::string path = DsoPath(m);
-  auto key = std::make_pair(path, m.build_id ? m.build_id->ToHex() : std::string());
-  auto it = dso_index_.find(key);
-  if (it != dso_index_.end())
-    return it->second;
+  std::vector<size_t>& same_path = dsos_by_path_[path];
+  for (size_t i : same_path) {
+    if (dsos_[i].build_id == m.build_id)
+      return i;
+  }
   Dso d;
-  d.path = path;
+  d.path = std::move(path);
   d.build_id = m.build_id;
   d.source = m.source;
   d.kernel = m.kernel;
-  dsos_.push_back(d);
-  dso_index_[key] = dsos_.size() - 1;
+  dsos_.push_back(std::move(d));
+  same_path.push_back(dsos_.size() - 1);
   return dsos_.size() - 1;
 }
 
@@ -79,17 +102,20 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   *added = &mappings_[idx];
   stats_.mmaps++;
   stats_.mappings_by_source[m.source]++;
-  last_valid_ = false;
+  Forget(m.pid);
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
   std::shared_ptr<Tree>& slot = maps_[m.pid];
+  std::pmr::polymorphic_allocator<Tree> alloc(&pool_);
   if (!slot)
-    slot = std::make_shared<Tree>();
+    slot = std::allocate_shared<Tree>(alloc);
   else if (slot.use_count() > 1)
-    slot = std::make_shared<Tree>(*slot);  // copy on write
+    slot = std::allocate_shared<Tree>(alloc, *slot);  // copy on write
   Tree& tree = *slot;
   // The kernel's tree keeps its kernel-image spans indexed too, for Find's fallback.
   bool kernel_tree = m.pid == -1;
-  std::vector<std::pair<uint64_t, Span>> keep;
+  // What survives: a piece of the first span it overlaps and one of the last, and itself.
+  std::pair<uint64_t, Span> keep[3];
+  size_t kept = 0;
   auto it = tree.lower_bound(m.start);
   if (it != tree.begin())
     --it;
@@ -100,15 +126,16 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
       continue;
     }
     if (s < m.start)
-      keep.push_back({s, Span{m.start, it->second.idx}});
+      keep[kept++] = {s, Span{m.start, it->second.idx}};
     if (e > m.end)
-      keep.push_back({m.end, Span{e, it->second.idx}});
+      keep[kept++] = {m.end, Span{e, it->second.idx}};
     if (kernel_tree)
       kernel_images_.erase(s);
     it = tree.erase(it);
   }
-  keep.push_back({m.start, Span{m.end, idx}});
-  for (auto& k : keep) {
+  keep[kept++] = {m.start, Span{m.end, idx}};
+  for (size_t i = 0; i < kept; i++) {
+    const auto& k = keep[i];
     tree[k.first] = k.second;
     if (kernel_tree && IsKernelImage(mappings_[k.second.idx].path))
       kernel_images_[k.first] = k.second.idx;
@@ -122,20 +149,20 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
 
 size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   int32_t key = kernel ? -1 : pid;
-  if (!last_valid_ || last_pid_ != key) {
-    auto t = maps_.find(key);
-    last_tree_ = t == maps_.end() ? nullptr : t->second.get();
-    last_pid_ = key;
-    last_valid_ = true;
-  }
-  if (last_tree_ == nullptr)
+  SpanMemo& memo = MemoFor(key);
+  if (memo.pid == key && ip >= memo.start && ip < memo.span.end)
+    return memo.span.idx;
+  auto t = maps_.find(key);
+  if (t == maps_.end())
     return kNoMapping;
-  const Tree& tree = *last_tree_;
+  const Tree& tree = *t->second;
   auto it = tree.upper_bound(ip);
   if (it != tree.begin()) {
     --it;
-    if (ip < it->second.end)
+    if (ip < it->second.end) {
+      memo = SpanMemo{key, it->first, it->second};
       return it->second.idx;
+    }
   }
   if (!kernel)
     return kNoMapping;
@@ -165,15 +192,12 @@ const EventAttr* Session::AttrOf(const RecordView& r) {
 uint64_t Session::RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const {
   if (attr == nullptr)
     return last_time;
-  if (r.header.type == PERF_RECORD_SAMPLE) {
-    auto s = ParseSample(r, *attr);
-    return s.ok() ? s->sample_id.time : last_time;
-  }
-  if (r.header.type < kRecordHeaderAttr && (attr->attr.sample_type & PERF_SAMPLE_TIME)) {
-    auto id = ParseSampleId(r, attr);
-    return id.ok() ? id->time : last_time;
-  }
-  return last_time;
+  std::optional<uint64_t> t;
+  if (r.header.type == PERF_RECORD_SAMPLE)
+    t = SampleTime(r, *attr);
+  else if (r.header.type < kRecordHeaderAttr && (attr->attr.sample_type & PERF_SAMPLE_TIME))
+    t = SampleIdTime(r, *attr);
+  return t.value_or(last_time);
 }
 
 // Pass 1, file order, nothing held per record: the synthesis phase, build ids written right
@@ -218,9 +242,9 @@ Session::Plan Session::Survey() {
       if (b.ok())
         followed_by_[prev_mmap_off] = {std::string(b->filename), b->build_id};
     }
-    prev_mmap_off = (r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP)
-                        ? r.offset
-                        : UINT64_MAX;
+    bool mmap = r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
+    plan.mmaps += mmap;
+    prev_mmap_off = mmap ? r.offset : UINT64_MAX;
   }
   if (!plan.flushes.empty())
     plan.flushes.back().bound = chunk_min;
@@ -233,6 +257,11 @@ Session::Plan Session::Survey() {
 }
 
 Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
+  if (reader_.file_size() >= (uint64_t{1} << 47)) {
+    return Error::Of(ErrorKind::kUnsupported, "data",
+                     "file of " + std::to_string(reader_.file_size()) +
+                         " bytes: the replay handles up to 128 TiB");
+  }
   if (reader_.features().build_ids) {
     for (const BuildIdEntry& e : *reader_.features().build_ids)
       table_[e.filename] = e.build_id;
@@ -242,32 +271,32 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
       later_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &e;
   }
   Plan plan = Survey();
+  // Each mapping once, not copied at every doubling (a Mapping holds a string or two).
+  mappings_.reserve(mappings_.size() + plan.mmaps);
   uint64_t first_unknown = 0, first_unknown_id = 0;
   // Ordered by (time, file offset): equal times replay in file order, as a stable sort.
   auto before = [](const Ordered& a, const Ordered& b) {
     return a.time != b.time ? a.time < b.time : a.offset < b.offset;
   };
-  // queue[0, sorted) is in order; what came after is sorted and merged in at a flush. Each
-  // per-CPU stretch of a round arrives in order already, so this costs less than a heap.
+  // The queue is a sequence of ascending runs, each starting at an index in `runs`; a flush
+  // merges them. The buffers are kept from one flush to the next.
   std::vector<Ordered> queue, merged;
-  size_t sorted = 0;
+  std::vector<size_t> runs;
+  reader_.ReleasePages();
+  PerfDataReader::PageReleaser pages(reader_);
   auto flush = [&](uint64_t bound) -> Status {
-    std::sort(queue.begin() + sorted, queue.end(), before);
-    if (sorted > 0 && sorted < queue.size() && before(queue[sorted], queue[sorted - 1])) {
-      // Into a buffer that is kept: inplace_merge would allocate one at every flush.
-      merged.clear();
-      std::merge(queue.begin(), queue.begin() + sorted, queue.begin() + sorted, queue.end(),
-                 std::back_inserter(merged), before);
-      queue.swap(merged);
-    }
+    MergeRuns(&queue, &runs, &merged, before);
     size_t n = 0;
     for (; n < queue.size() && queue[n].time <= bound; n++) {
+      pages.Reread(queue[n].offset);
       Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
       if (!st.ok())
         return st;
     }
     queue.erase(queue.begin(), queue.begin() + n);
-    sorted = queue.size();
+    runs.clear();
+    if (!queue.empty())
+      runs.push_back(0);
     return Ok();
   };
   // Pass 2, file order again: each record is queued with its time (worked out as pass 1 did),
@@ -275,8 +304,6 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
   size_t next_flush = 0;
   bool synth = true;
   uint64_t last_time = 0;
-  reader_.ReleasePages();
-  PerfDataReader::PageReleaser pages(reader_);
   for (const RecordView& r : reader_.records()) {
     if (next_flush < plan.flushes.size() && plan.flushes[next_flush].offset == r.offset) {
       Status st = flush(plan.flushes[next_flush++].bound);
@@ -286,9 +313,15 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     pages.Read(r.header.size);
     if (r.header.type == kRecordFinishedInit)
       synth = false;
-    uint64_t time = RecordTime(r, AttrOf(r), last_time);
+    const EventAttr* attr = AttrOf(r);
+    uint64_t time = RecordTime(r, attr, last_time);
     last_time = time;
-    queue.push_back(Ordered{time, r.offset, plan.has_finished_init ? synth : time == 0});
+    uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
+    Ordered e{time, r.offset, std::min(index, kAttrUnknown),
+              plan.has_finished_init ? synth : time == 0};
+    if (queue.empty() || before(e, queue.back()))
+      runs.push_back(queue.size());
+    queue.push_back(e);
     stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
   }
   Status st = flush(UINT64_MAX);
@@ -309,7 +342,7 @@ Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
                        uint64_t* first_unknown_id) {
   RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
   stats_.records++;
-  const EventAttr* attr = AttrOf(r);
+  const EventAttr* attr = e.attr != kAttrUnknown ? &reader_.attrs()[e.attr] : AttrOf(r);
   if (attr == nullptr) {
     if (stats_.unknown_id++ == 0) {
       *first_unknown = r.offset;
@@ -399,7 +432,7 @@ Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
   int32_t pid = t.pid, ppid = t.ppid;
   // -1 is the kernel's table, not a process a FORK could create.
   if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
-    last_valid_ = false;
+    Forget(pid);
     auto p = maps_.find(ppid);
     if (p != maps_.end())
       maps_[pid] = p->second;

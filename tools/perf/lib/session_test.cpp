@@ -4,8 +4,8 @@
 // they replaced: events by id (first owner wins), the kernel-image fallback for kernel samples
 // outside every mapping, and process tables shared after FORK until one side changes. Their cost is
 // measured on real files (pbid-craft) outside the unit tests; these tests pin the answers.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -288,6 +288,28 @@ TEST(SessionIndexTest, LookupsSeeTablesChangeBetweenSamples) {
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
+// The session remembers the mapping each process's last sample hit: a mapping that replaces
+// it, and another process in the same memo slot (pids 256 apart), must not see the old answer.
+TEST(SessionIndexTest, RememberedHitsFollowTheTables) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
+      *BuildMmap2(Map(266, 0x400000, 0x1000, "/bin/other", 2), kUser, &a),
+      Sample(kUser, 10, 0x400010, 3, a),
+      Sample(kUser, 266, 0x400020, 4, a),
+      Sample(kUser, 10, 0x400030, 5, a),
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 6), kUser, &a),  // exec
+      Sample(kUser, 10, 0x400010, 7, a),
+      Sample(kUser, 10, 0x401000, 8, a),  // just past the end
+      Fork(522, 10, 9, a),                // 522 = 10 + 2 * 256, a copy of 10's table
+      Sample(kUser, 522, 0x400010, 10, a),
+  };
+  std::vector<std::string> want = {"/bin/old", "/bin/other", "/bin/old",
+                                   "/bin/new", "-",          "/bin/new"};
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
 TEST(SessionIndexTest, EventIdsThatShareAMemoSlotKeepTheirOwnEvents) {
   // Ids 1 and 65 fall into the same slot of the session's memo of id lookups; only event 1
   // asked for build ids, so only its MMAP2 records carry one.
@@ -379,6 +401,30 @@ TEST(SessionRoundsTest, ARoundThatReachesBackStillReplaysInTimeOrder) {
   EXPECT_EQ((std::vector<uint64_t>{1, 12, 20, 30, 40}), Replay({a}, recs).times);
   std::vector<std::string> want = {"/bin/old", "/bin/new", "/bin/new"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+// A round is merged from the runs it arrives in (each CPU's stretch is in order). However many
+// runs there are, the replay is a stable sort: records of equal time keep their file order.
+TEST(SessionRoundsTest, ARoundOfManyRunsReplaysAsAStableSort) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/first", 50), kUser, &a),
+      Sample(kUser, 10, 0x400010, 70, a),
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/second", 50), kUser, &a),  // same time, later
+      Sample(kUser, 10, 0x400010, 60, a),
+  };
+  for (uint64_t t = 49; t >= 40; t--)  // a run of one record each
+    recs.push_back(Sample(kUser, 10, 0x400010, t, a));
+  recs.push_back(BuildEmptyRecord(kRecordFinishedRound));
+  Replayed r = Replay({a}, recs);
+  EXPECT_EQ((std::vector<uint64_t>{40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 50, 60, 70}),
+            r.times);
+  std::vector<std::string> paths = SamplePaths({a}, recs);
+  ASSERT_EQ(12u, paths.size());
+  EXPECT_EQ("-", paths[0]);
+  EXPECT_EQ("/bin/second", paths[10]);  // t=60: after both mappings, in file order
+  EXPECT_EQ("/bin/second", paths[11]);
 }
 
 // The memory a replay holds follows the rounds, not the file: 200 rounds of 50 records, each

@@ -16,6 +16,7 @@
 #ifndef PBID_PERF_DATA_H_
 #define PBID_PERF_DATA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -75,9 +76,9 @@ struct MappingIdEntry {
 // The feature sections this library reads and writes. Unset optionals are not written.
 struct Features {
   std::optional<std::string> hostname, osrelease, version, arch, cpudesc;
-  std::optional<uint32_t> nr_cpus_avail, nr_cpus_online;  // written together
-  std::optional<std::vector<std::string>> cmdline;        // argv[0] = path of the tool
-  std::optional<std::vector<BuildIdEntry>> build_ids;     // HEADER_BUILD_ID
+  std::optional<uint32_t> nr_cpus_avail, nr_cpus_online;   // written together
+  std::optional<std::vector<std::string>> cmdline;         // argv[0] = path of the tool
+  std::optional<std::vector<BuildIdEntry>> build_ids;      // HEADER_BUILD_ID
   std::optional<std::vector<MappingIdEntry>> mapping_ids;  // kFeatPbidMappingIds
   // EVENT_DESC is always written, from the attrs' names and ids.
 };
@@ -144,33 +145,45 @@ class PerfDataReader {
   Range records() const { return Range{this}; }
   uint64_t record_count() const { return record_count_; }
 
-  // Lets the kernel take back the pages of a mapped file that were read so far. They stay
-  // readable: the next access maps them again from the page cache. A long pass calls this
-  // after every kReleasePagesEvery bytes, so that its resident memory does not grow with the
-  // file it reads.
+  // Lets the kernel take back every page of a mapped file. They stay readable: the next
+  // access maps them again from the page cache. A pass starts with this, then a PageReleaser
+  // keeps what it leaves resident to about kReleasePagesEvery bytes, so that memory does not
+  // grow with the file it reads.
   void ReleasePages() const;
   static constexpr uint64_t kReleasePagesEvery = uint64_t{16} << 20;
-  // Counts what a pass has read and releases the pages after every kReleasePagesEvery bytes.
+  // Follows a pass through the data section in file order. After every kReleasePagesEvery
+  // bytes it releases the pages read since the last time, and maps the next stretch in one
+  // call, so that the pass takes a page fault per stretch, not one per 64 KiB.
   class PageReleaser {
    public:
-    explicit PageReleaser(const PerfDataReader& reader) : reader_(reader) {}
+    explicit PageReleaser(const PerfDataReader& reader)
+        : reader_(reader), from_(reader.data_off_), pos_(reader.data_off_) {
+      reader_.MapAhead(pos_);
+    }
     void Read(uint64_t bytes) {
-      read_ += bytes;
-      if (read_ >= kReleasePagesEvery) {
-        reader_.ReleasePages();
-        read_ = 0;
+      pos_ += bytes;
+      if (pos_ - from_ >= kReleasePagesEvery) {
+        reader_.ReleasePages(from_, pos_);
+        from_ = pos_;
+        reader_.MapAhead(pos_);
       }
     }
+    // A record at `offset` was read out of file order (a replay in time order goes back to
+    // the records it held): its pages go with the next release.
+    void Reread(uint64_t offset) { from_ = std::min(from_, offset); }
 
    private:
     const PerfDataReader& reader_;
-    uint64_t read_ = 0;
+    uint64_t from_, pos_;
   };
 
  private:
   PerfDataReader() = default;
   static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes
   Status Validate();
+  // The whole pages of [from, to), and of [from, from + kReleasePagesEvery): PageReleaser's.
+  void ReleasePages(uint64_t from, uint64_t to) const;
+  void MapAhead(uint64_t from) const;
   Status ParseFileHeader();
   Status ParsePipeStream();
   Status ParseFeatures(uint64_t feat_off);

@@ -191,6 +191,14 @@ Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr)
 Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr);
 Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r);
 
+// The time a record carries, read in place without decoding the rest: a session orders every
+// record by it, twice. RecordTime gives a sample's PERF_SAMPLE_TIME (0 when the event records
+// none), SampleIdTime the time in another kernel record's sample_id block (0 without
+// sample_id_all), both as the decoders above would. nullopt when the record is too short to
+// hold the field; the decoder then names the error.
+std::optional<uint64_t> SampleTime(const RecordView& r, const EventAttr& attr);
+std::optional<uint64_t> SampleIdTime(const RecordView& r, const EventAttr& attr);
+
 // The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
 // several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);

@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -126,9 +127,13 @@ class Session {
   // One per record waiting to be replayed: kept small, since a round can hold many.
   struct Ordered {
     uint64_t time;
-    uint64_t offset : 63;
+    uint64_t offset : 47;  // a file of 128 TiB would not be mapped
+    // Index of the record's event in the reader's attrs(), found when it was queued;
+    // kAttrUnknown: none owns it (or a file of 64 Ki events, looked up again).
+    uint64_t attr : 16;
     uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
+  static constexpr uint64_t kAttrUnknown = 0xffff;
   static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
   // Where the replay may flush: before the record at `offset`, every queued record with a time
   // at or below `bound`, the earliest time of any record from there to the end of the file.
@@ -138,6 +143,7 @@ class Session {
   };
   struct Plan {
     bool has_finished_init = false;
+    uint64_t mmaps = 0;               // MMAP and MMAP2 records
     std::vector<FlushPoint> flushes;  // in file order
   };
   Plan Survey();
@@ -159,7 +165,8 @@ class Session {
   const PerfDataReader& reader_;
   std::vector<Mapping> mappings_;
   std::vector<Dso> dsos_;
-  std::map<std::pair<std::string, std::string>, size_t> dso_index_;
+  // DSO path -> the indices into dsos_ of its DSOs (one per build id; nearly always one).
+  std::unordered_map<std::string, std::vector<size_t>> dsos_by_path_;
   // pid -> start address -> index into mappings_
   struct Span {
     uint64_t end;
@@ -167,13 +174,23 @@ class Session {
   };
   // Shared by a process and the children it forked until one of them maps something: a FORK
   // costs O(1), not a copy of the parent's table.
-  using Tree = std::map<uint64_t, Span>;
-  std::unordered_map<int32_t, std::shared_ptr<Tree>> maps_;
-  // FindIndex's memo of the last table it looked up: consecutive samples mostly come from one
-  // process. Forgotten whenever maps_ changes (AddMapping, OnFork).
-  mutable int32_t last_pid_ = 0;
-  mutable const Tree* last_tree_ = nullptr;
-  mutable bool last_valid_ = false;
+  // The tables' nodes come from one pool: a file holds tens of thousands of processes, and
+  // the pool hands their nodes back in large blocks, not one free() each.
+  using Tree = std::pmr::map<uint64_t, Span>;
+  std::pmr::unsynchronized_pool_resource pool_;
+  std::pmr::unordered_map<int32_t, std::shared_ptr<Tree>> maps_{&pool_};
+  // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
+  // Most samples of a process hit the mapping its previous one hit, while samples of a few
+  // processes interleave. A process's entry is forgotten when its table changes (AddMapping,
+  // OnFork); an empty span (end 0) matches nothing.
+  struct SpanMemo {
+    int32_t pid = 0;
+    uint64_t start = 0;
+    Span span{0, 0};
+  };
+  mutable SpanMemo memo_[256];
+  SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
+  void Forget(int32_t pid) { MemoFor(pid) = SpanMemo{}; }
   // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
@@ -184,7 +201,7 @@ class Session {
   using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
   std::map<MappingKey, const MappingIdEntry*> later_ids_;
   SessionStats stats_;
-  // AttrOf's memo of the reader's id lookup: each record is matched to its event three times,
+  // AttrOf's memo of the reader's id lookup: each record is matched to its event twice,
   // and a file has only a few ids (one per event and CPU).
   struct AttrSlot {
     uint64_t id = 0;
