@@ -45,15 +45,15 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
   return k;
 }
 
-std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
+const Kallsyms::Symbol* Kallsyms::Lookup(uint64_t addr) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
                              [](uint64_t a, const Symbol& s) { return a < s.addr; });
   if (it == symbols_.begin())
-    return std::nullopt;
+    return nullptr;
   --it;
   if (std::next(it) == symbols_.end() && addr - it->addr >= kMaxSymbolSize)
-    return std::nullopt;
-  return *it;
+    return nullptr;
+  return &*it;
 }
 
 }  // namespace pbid

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "pbid/build_id.h"
@@ -26,9 +28,10 @@ constexpr uint64_t kPerfContextKernel = static_cast<uint64_t>(-128);  // PERF_CO
 constexpr uint64_t kPerfContextUser = static_cast<uint64_t>(-512);    // PERF_CONTEXT_USER
 constexpr size_t kMaxFrames = 512;  // PERF_MAX_STACK_DEPTH-like bound on corrupt chains
 
-std::string Basename(const std::string& path) {
+std::string_view Basename(const std::string& path) {
   auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return slash == std::string::npos ? std::string_view(path)
+                                    : std::string_view(path).substr(slash + 1);
 }
 
 std::string Hex(uint64_t v) {
@@ -62,9 +65,31 @@ std::string EventName(const EventAttr& a) {
   return t.type == "cpu" ? "cpu-clock" : t.type;
 }
 
+// The text of the table's cells, each kept once and named by its index: rows are keyed by
+// these ids, so that a sample costs no string copies or comparisons.
+class Names {
+ public:
+  uint32_t Id(std::string_view text) {
+    auto it = ids_.find(text);
+    if (it != ids_.end())
+      return it->second;
+    uint32_t id = static_cast<uint32_t>(texts_.size());
+    texts_.emplace_back(text);
+    ids_.emplace(texts_.back(), id);
+    return id;
+  }
+  const std::string& operator[](uint32_t id) const { return texts_[id]; }
+
+ private:
+  std::deque<std::string> texts_;  // a deque never moves them: ids_ keys point into it
+  std::unordered_map<std::string_view, uint32_t> ids_;
+};
+
 struct Frame {
-  std::string dso;
-  std::string sym;  // "[.] name" / "[k] name" as perf prints
+  // Names of the dso and of the symbol ("[.] name" / "[k] name" as perf prints), set for the
+  // leaf only: the table shows no other frame.
+  uint32_t dso = 0;
+  uint32_t sym = 0;
   uint64_t location = 0;
 };
 
@@ -73,11 +98,36 @@ struct Row {
   uint64_t period = 0;
 };
 
+struct RowKeyHash {
+  size_t operator()(const std::vector<uint32_t>& key) const noexcept {
+    size_t h = key.size();
+    for (uint32_t id : key)
+      h = h * 1000003 ^ id;
+    return h;
+  }
+};
+
 struct EventTable {
   std::string name;
   uint64_t samples = 0;
   uint64_t period = 0;
-  std::map<std::vector<std::string>, Row> rows;
+  std::unordered_map<std::vector<uint32_t>, Row, RowKeyHash> rows;  // cell ids -> row
+};
+
+// An address of a module, as symbolized once for every frame that has it.
+struct SymKey {
+  BuildId build_id;
+  uint64_t addr;
+  bool operator==(const SymKey& o) const { return addr == o.addr && build_id == o.build_id; }
+};
+struct SymKeyHash {
+  size_t operator()(const SymKey& k) const noexcept {
+    return k.build_id.Hash() ^ (k.addr * 0x9e3779b97f4a7c15ull);
+  }
+};
+struct CachedSymbol {
+  Symbolization s;
+  std::optional<uint32_t> leaf_sym;  // the Names id of its table cell, once a leaf had it
 };
 
 }  // namespace
@@ -91,15 +141,21 @@ struct Report::Impl {
   bool kallsyms_decided = false;
   std::vector<EventTable> events;
   std::unique_ptr<PprofBuilder> pprof;
-  std::map<std::pair<BuildId, uint64_t>, Symbolization> sym_cache;
+  Names names;
+  // Every address symbolized, by module: a few hundred bytes per distinct address of the
+  // recording (its frames' names), for the whole report.
+  std::unordered_map<SymKey, CachedSymbol, SymKeyHash> sym_cache;
+  std::unordered_map<uint64_t, Frame> kernel_leaves;  // leaves kallsyms named, by address
 
+  CachedSymbol& Symbolize(const BuildId& id, const std::string& path, uint64_t addr, bool vaddr);
   Frame ResolveUser(const Mapping& m, uint64_t ip, bool leaf);
-  Frame ResolveKernel(uint64_t ip, SampleCoverage& cov);
-  std::optional<std::vector<SourceFrame>> KernelFromVmlinux(const Mapping& km, uint64_t ip);
+  Frame ResolveKernel(uint64_t ip, bool leaf, SampleCoverage& cov);
+  const std::vector<SourceFrame>* KernelFromVmlinux(const Mapping& km, uint64_t ip);
   std::map<BuildId, std::optional<int64_t>> kernel_shift;  // KASLR offset per kernel
   bool vmlinux_noted = false;
   void DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
+  std::vector<uint32_t> row_key;  // OnSample's, kept to spare an allocation per sample
 };
 
 namespace {
@@ -153,33 +209,46 @@ Result<std::vector<SortKey>> ParseSortKeys(const std::string& list) {
   return keys;
 }
 
+// A file offset (or, with vaddr, an ELF address) of the module, symbolized on its first frame.
+// Every frame is looked up, not only the leaves the table shows: the coverage summary counts
+// the modules that named something, callers included.
+CachedSymbol& Report::Impl::Symbolize(const BuildId& id, const std::string& path, uint64_t addr,
+                                      bool vaddr) {
+  auto [it, added] = sym_cache.try_emplace(SymKey{id, addr});
+  if (added) {
+    // The table shows a function's name; pprof has room for inlined frames and lines.
+    SymbolDetail detail = pprof ? SymbolDetail::kFull : SymbolDetail::kFunction;
+    auto r = vaddr ? symbolizer->SymbolizeVaddr(id, path, addr, detail)
+                   : symbolizer->SymbolizeOffset(id, path, addr, detail);
+    // A corrupt debug file must not end the report: the frame stays unsymbolized.
+    if (r.ok())
+      it->second.s = std::move(*r);
+  }
+  return it->second;
+}
+
 Frame Report::Impl::ResolveUser(const Mapping& m, uint64_t ip, bool leaf) {
   Frame f;
-  f.dso = Basename(m.path);
   uint64_t offset = ip - m.start + m.pgoff;
   // A caller's address is the return address: the call instruction is just before it.
   uint64_t lookup = leaf || offset == 0 ? offset : offset - 1;
-  Symbolization s;
-  if (m.build_id) {
-    auto key = std::make_pair(*m.build_id, lookup);
-    auto it = sym_cache.find(key);
-    if (it == sym_cache.end()) {
-      auto r = symbolizer->SymbolizeOffset(m.build_id, m.path, lookup);
-      // A corrupt debug file must not end the report: the frame stays unsymbolized.
-      if (r.ok())
-        s = *r;
-      it = sym_cache.emplace(key, s).first;
+  CachedSymbol* c = m.build_id ? &Symbolize(*m.build_id, m.path, lookup, false) : nullptr;
+  const bool ok = c != nullptr && c->s.status == SymbolizeStatus::kOk;
+  if (leaf) {
+    f.dso = names.Id(Basename(m.path));
+    if (c == nullptr) {
+      f.sym = names.Id("[.] " + Hex(offset));
+    } else {
+      // A leaf's lookup address is its offset: the cell is the same for every leaf here.
+      if (!c->leaf_sym)
+        c->leaf_sym = names.Id("[.] " + (ok ? c->s.frames.back().function : Hex(offset)));
+      f.sym = *c->leaf_sym;
     }
-    s = it->second;
-  } else {
-    s.status = SymbolizeStatus::kNoBuildId;
   }
-  f.sym = "[.] " + (s.status == SymbolizeStatus::kOk ? s.frames.back().function : Hex(offset));
   if (pprof) {
     uint64_t mid =
         pprof->AddMapping({m.start, m.end, m.pgoff, m.path, m.build_id ? m.build_id->ToHex() : ""});
-    f.location = pprof->AddLocation(
-        mid, ip, s.status == SymbolizeStatus::kOk ? s.frames : std::vector<SourceFrame>{});
+    f.location = pprof->AddLocation(mid, ip, ok ? c->s.frames : std::vector<SourceFrame>{});
   }
   return f;
 }
@@ -233,10 +302,9 @@ void Report::Impl::DecideKallsyms(SampleCoverage& cov, uint64_t kernel_ip) {
 // dir, /usr/lib/debug/.build-id, debuginfod) names kernel addresses. The KASLR offset is the
 // distance between the kernel mapping's start and the symbol it is named after ("_text" for
 // "[kernel.kallsyms]_text").
-std::optional<std::vector<SourceFrame>> Report::Impl::KernelFromVmlinux(const Mapping& km,
-                                                                        uint64_t ip) {
+const std::vector<SourceFrame>* Report::Impl::KernelFromVmlinux(const Mapping& km, uint64_t ip) {
   if (!km.build_id)
-    return std::nullopt;
+    return nullptr;
   auto shift_it = kernel_shift.find(*km.build_id);
   if (shift_it == kernel_shift.end()) {
     std::string anchor = "_text";
@@ -249,37 +317,36 @@ std::optional<std::vector<SourceFrame>> Report::Impl::KernelFromVmlinux(const Ma
     shift_it = kernel_shift.emplace(*km.build_id, shift).first;
   }
   if (!shift_it->second)
-    return std::nullopt;
+    return nullptr;
   uint64_t vaddr = ip - static_cast<uint64_t>(*shift_it->second);
-  auto key = std::make_pair(*km.build_id, vaddr);
-  auto it = sym_cache.find(key);
-  if (it == sym_cache.end()) {
-    Symbolization s;
-    auto r = symbolizer->SymbolizeVaddr(km.build_id, km.path, vaddr);
-    if (r.ok())
-      s = *r;
-    it = sym_cache.emplace(key, s).first;
-  }
-  if (it->second.status != SymbolizeStatus::kOk)
-    return std::nullopt;
-  return it->second.frames;
+  const Symbolization& s = Symbolize(*km.build_id, km.path, vaddr, true).s;
+  return s.status == SymbolizeStatus::kOk ? &s.frames : nullptr;
 }
 
-Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
+Frame Report::Impl::ResolveKernel(uint64_t ip, bool leaf, SampleCoverage& cov) {
+  // A kernel address kallsyms names is named the same in every sample: a leaf's names are
+  // kept, and a caller needs none unless for pprof.
+  if (kallsyms && !pprof) {
+    if (leaf) {
+      if (auto it = kernel_leaves.find(ip); it != kernel_leaves.end())
+        return it->second;
+    } else if (kallsyms->Lookup(ip) != nullptr) {
+      return Frame{};
+    }
+  }
   Frame f;
   std::vector<SourceFrame> frames;
   const Mapping* km = session->Find(-1, ip, true);
-  std::optional<Kallsyms::Symbol> sym;
-  if (kallsyms)
-    sym = kallsyms->Lookup(ip);
-  if (sym) {
-    f.dso = sym->module.empty() ? kKernelDsoName : "[" + sym->module + "]";
-    f.sym = "[k] " + sym->name;
+  const Kallsyms::Symbol* sym = kallsyms ? kallsyms->Lookup(ip) : nullptr;
+  const std::vector<SourceFrame>* vm = nullptr;
+  if (sym != nullptr) {
+    f.dso = names.Id(sym->module.empty() ? kKernelDsoName : "[" + sym->module + "]");
+    f.sym = names.Id("[k] " + sym->name);
     frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
-  } else if (auto vm = km != nullptr ? KernelFromVmlinux(*km, ip) : std::nullopt) {
-    f.dso = kKernelDsoName;
-    f.sym = "[k] " + vm->back().function;
-    frames = std::move(*vm);
+  } else if (km != nullptr && (vm = KernelFromVmlinux(*km, ip)) != nullptr) {
+    f.dso = names.Id(kKernelDsoName);
+    f.sym = names.Id("[k] " + vm->back().function);
+    frames = *vm;
     if (!cov.kallsyms_used && !vmlinux_noted) {
       vmlinux_noted = true;
       cov.kallsyms_note += "; named from the vmlinux with the recorded kernel build ID (" +
@@ -287,8 +354,8 @@ Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
     }
   } else {
     // No trustworthy kernel symbols: one [kernel] row; pprof keeps the addresses.
-    f.dso = "[kernel]";
-    f.sym = "[k] [kernel]";
+    f.dso = names.Id("[kernel]");
+    f.sym = names.Id("[k] [kernel]");
   }
   if (pprof) {
     uint64_t mid = 0;
@@ -298,6 +365,8 @@ Frame Report::Impl::ResolveKernel(uint64_t ip, SampleCoverage& cov) {
     }
     f.location = pprof->AddLocation(mid, ip, frames);
   }
+  if (leaf && sym != nullptr && !pprof)
+    kernel_leaves.emplace(ip, f);
   return f;
 }
 
@@ -345,12 +414,14 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     if (k) {
       if (!kallsyms_decided)
         DecideKallsyms(cov, a);
-      f = ResolveKernel(a, cov);
+      f = ResolveKernel(a, i == 0, cov);
     } else if (const Mapping* m = i == 0 ? ctx.mapping : session->Find(pid, a, false)) {
       f = ResolveUser(*m, a, i == 0);
     } else {
-      f.dso = "[unknown]";
-      f.sym = "[.] " + Hex(a);
+      if (i == 0) {
+        f.dso = names.Id("[unknown]");
+        f.sym = names.Id("[.] " + Hex(a));
+      }
       if (pprof)
         f.location = pprof->AddLocation(0, a, {});
     }
@@ -377,16 +448,18 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   }
 
   EventTable& t = events[ev];
-  std::vector<std::string> key;
+  row_key.clear();
   for (SortKey k : options.sort_keys) {
     switch (k) {
-      case SortKey::kComm: key.push_back(session->CommOf(pid)); break;
-      case SortKey::kPid: key.push_back(std::to_string(pid) + ":" + session->CommOf(pid)); break;
-      case SortKey::kDso: key.push_back(leaf.dso); break;
-      case SortKey::kSym: key.push_back(leaf.sym); break;
+      case SortKey::kComm: row_key.push_back(names.Id(session->CommOf(pid))); break;
+      case SortKey::kPid:
+        row_key.push_back(names.Id(std::to_string(pid) + ":" + session->CommOf(pid)));
+        break;
+      case SortKey::kDso: row_key.push_back(leaf.dso); break;
+      case SortKey::kSym: row_key.push_back(leaf.sym); break;
     }
   }
-  Row& row = t.rows[key];
+  Row& row = t.rows[row_key];  // copies the key only for a new row
   row.samples++;
   row.period += period;
   t.samples++;
@@ -478,14 +551,20 @@ void Report::PrintTable(FILE* out) const {
     std::vector<size_t> widths;
     for (SortKey k : im.options.sort_keys)
       widths.push_back(strlen(InfoOf(k).title));
-    std::vector<std::pair<const std::vector<std::string>*, const Row*>> rows;
-    for (const auto& [key, row] : t.rows) {
-      rows.emplace_back(&key, &row);
-      for (size_t i = 0; i < key.size(); i++)
+    std::vector<std::pair<std::vector<std::string_view>, const Row*>> rows;
+    for (const auto& [ids, row] : t.rows) {
+      std::vector<std::string_view> key;
+      for (size_t i = 0; i < ids.size(); i++) {
+        key.push_back(im.names[ids[i]]);
         widths[i] = std::max(widths[i], key[i].size());
+      }
+      rows.emplace_back(std::move(key), &row);
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return a.second->period > b.second->period;
+    // Heaviest first; rows of equal weight in the order of their cells' text.
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      if (a.second->period != b.second->period)
+        return a.second->period > b.second->period;
+      return a.first < b.first;
     });
     fprintf(out, "# Overhead  Samples");
     for (size_t i = 0; i < widths.size(); i++) {
@@ -500,9 +579,10 @@ void Report::PrintTable(FILE* out) const {
                        ? 0.0
                        : 100.0 * static_cast<double>(row->period) / static_cast<double>(t.period);
       fprintf(out, "  %7.2f%%  %7" PRIu64, pct, row->samples);
-      for (size_t i = 0; i < key->size(); i++) {
-        bool last = i + 1 == key->size();
-        fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]), (*key)[i].c_str());
+      for (size_t i = 0; i < key.size(); i++) {
+        bool last = i + 1 == key.size();
+        fprintf(out, "  %-*.*s", last ? 0 : static_cast<int>(widths[i]),
+                static_cast<int>(key[i].size()), key[i].data());
       }
       fprintf(out, "\n");
     }

@@ -4,7 +4,8 @@
 // DWARF), the C library (dynsym only, as Debian ships it) and this test program (a large C++
 // symtab). Every address next to a symbol's start or end or a section's bound, where a missing
 // stretch boundary would show, and a spread of others, asked in shuffled order so that each
-// stretch is usually filled by another address than the one compared.
+// stretch is usually filled by another address than the one compared. The answers the index
+// gives without asking libdwfl are compared the same way.
 #include "symbol_stretches.h"
 
 #include <elfutils/libdwfl.h>
@@ -113,8 +114,10 @@ void ExpectSameAsLibdwfl(const std::string& path) {
     named += want != nullptr;
   }
   EXPECT_GT(named, probes.size() / 4) << path << ": too few addresses named to mean much";
-  // The point of the index: far fewer libdwfl lookups than addresses asked.
-  EXPECT_LT(stretches.dwfl_lookups(), probes.size());
+  // The point of the index: far fewer libdwfl lookups than addresses asked. Most stretches
+  // are answered from the covering symbols alone (a fifth is a wide margin: the probes crowd
+  // the boundaries, where libdwfl is asked most).
+  EXPECT_LT(stretches.dwfl_lookups(), probes.size() / 5) << path;
 }
 
 TEST(SymbolStretchesTest, SameAsLibdwflOnTheFixtureWorkload) {

@@ -10,6 +10,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -106,6 +109,52 @@ std::string DieName(Dwarf_Die* die, std::string* linkage) {
   return name != nullptr ? name : "";
 }
 
+// True when a subprogram is defined inside die (a nested function): its addresses would be
+// named after it, not after die.
+bool DefinesSubprogram(Dwarf_Die* die) {
+  Dwarf_Die child;
+  if (dwarf_child(die, &child) != 0)
+    return false;
+  do {
+    if (dwarf_tag(&child) == DW_TAG_subprogram || DefinesSubprogram(&child))
+      return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// A function's address range (module addresses) and its frame, without file and line.
+struct FunctionRange {
+  Dwarf_Addr end;
+  Dwarf_Off cu;  // the compilation unit's DIE offset: an address must be in the same one
+  SourceFrame frame;
+};
+
+// Keeps function's ranges for kFunction lookups. A function in which another is defined is
+// not kept (the other's addresses would be named after it), nor a range that overlaps one
+// kept (invalid DWARF, or folded code: which function names it is up to dwarf_getscopes).
+void KeepFunctionRanges(std::map<Dwarf_Addr, FunctionRange>* ranges, Dwarf_Die* cudie,
+                        Dwarf_Addr cu_bias, Dwarf_Die* function, const SourceFrame& frame) {
+  if (DefinesSubprogram(function))
+    return;
+  SourceFrame named = frame;
+  named.file.clear();
+  named.line = 0;
+  Dwarf_Addr base, start, end;
+  ptrdiff_t next = 0;
+  while ((next = dwarf_ranges(function, next, &base, &start, &end)) > 0) {
+    start += cu_bias;
+    end += cu_bias;
+    if (start >= end)
+      continue;
+    auto after = ranges->lower_bound(start);
+    if ((after != ranges->end() && after->first < end) ||
+        (after != ranges->begin() && std::prev(after)->second.end > start)) {
+      continue;
+    }
+    ranges->emplace(start, FunctionRange{end, dwarf_dieoffset(cudie), named});
+  }
+}
+
 int DeclLine(Dwarf_Die* die) {
   Dwarf_Attribute attr;
   Dwarf_Word v;
@@ -131,6 +180,8 @@ struct Symbolizer::Module {
   bool offsets_usable = false;
   bool any_ok = false;  // at least one lookup named something: counted in the coverage
   std::unique_ptr<SymbolStretches> symbols;  // made on the first lookup
+  // SymbolDetail::kFunction answers: the address ranges of functions DWARF named, by start.
+  std::map<Dwarf_Addr, FunctionRange> function_ranges;
 
   ~Module() {
     if (dwfl != nullptr)
@@ -253,7 +304,7 @@ Symbolizer::Module* Symbolizer::UsableModule(const std::optional<BuildId>& build
 
 Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& build_id,
                                                   const std::string& recorded_path,
-                                                  uint64_t file_offset) {
+                                                  uint64_t file_offset, SymbolDetail detail) {
   Symbolization r;
   Module* found = UsableModule(build_id, recorded_path, &r);
   if (found == nullptr)
@@ -268,16 +319,17 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     r.status = SymbolizeStatus::kOffsetNotMapped;
     return r;
   }
-  return Describe(mod, *vaddr, recorded_path, r);
+  return Describe(mod, *vaddr, recorded_path, r, detail);
 }
 
 Result<Symbolization> Symbolizer::SymbolizeVaddr(const std::optional<BuildId>& build_id,
-                                                 const std::string& recorded_path, uint64_t vaddr) {
+                                                 const std::string& recorded_path, uint64_t vaddr,
+                                                 SymbolDetail detail) {
   Symbolization r;
   Module* mod = UsableModule(build_id, recorded_path, &r);
   if (mod == nullptr)
     return r;
-  return Describe(*mod, vaddr, recorded_path, r);
+  return Describe(*mod, vaddr, recorded_path, r, detail);
 }
 
 Result<std::optional<uint64_t>> Symbolizer::SymbolAddress(const BuildId& id,
@@ -301,19 +353,39 @@ Result<std::optional<uint64_t>> Symbolizer::SymbolAddress(const BuildId& id,
 }
 
 Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
-                                           const std::string& recorded_path, Symbolization r) {
+                                           const std::string& recorded_path, Symbolization r,
+                                           SymbolDetail detail) {
   r.elf_vaddr = vaddr;
   Dwarf_Addr bias = 0;
   if (dwfl_module_getelf(mod.mod, &bias) == nullptr) {
     return Error(recorded_path, "libdwfl: " + std::string(dwfl_errmsg(-1)));
   }
   const Dwarf_Addr addr = vaddr + bias;
+  const bool function_only = detail == SymbolDetail::kFunction;
+  if (function_only) {
+    // dwarf_getscopes walks the compilation unit up to the address: most of the time of a
+    // lookup. Inside a function already named, the function is known.
+    auto it = mod.function_ranges.upper_bound(addr);
+    Dwarf_Addr cu_bias = 0;
+    if (it != mod.function_ranges.begin() && addr < std::prev(it)->second.end) {
+      const FunctionRange& f = std::prev(it)->second;
+      Dwarf_Die* cudie = dwfl_module_addrdie(mod.mod, addr, &cu_bias);
+      if (cudie != nullptr && dwarf_dieoffset(cudie) == f.cu) {
+        r.frames.push_back(f.frame);
+        r.status = SymbolizeStatus::kOk;
+        mod.any_ok = true;
+        return r;
+      }
+    }
+  }
 
-  // The ELF symbol is the ground truth for "which function": DWARF scopes refine it with
-  // inlined frames and lines when the debug file is there.
-  if (!mod.symbols)
-    mod.symbols = std::make_unique<SymbolStretches>(mod.mod);
-  const char* sym_name = mod.symbols->Name(addr);
+  // The ELF symbol names the function when DWARF does not. It is asked for only then: each
+  // new stretch of addresses costs libdwfl a walk of the whole symbol table.
+  auto elf_symbol = [&]() -> const char* {
+    if (!mod.symbols)
+      mod.symbols = std::make_unique<SymbolStretches>(mod.mod);
+    return mod.symbols->Name(addr);
+  };
 
   Dwarf_Addr cu_bias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod.mod, addr, &cu_bias);
@@ -335,12 +407,15 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
     // dwarf_getscopes continues past an inlined instance into the abstract definition's
     // scopes; the caller chain is in the concrete tree, reached with dwarf_getscopes_die.
     int i = 0;
+    std::optional<Dwarf_Die> function;  // the out-of-line function, when reached
     while (scopes != nullptr && i < n) {
       int tag = dwarf_tag(&scopes[i]);
       if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) {
         i++;
         continue;
       }
+      if (tag == DW_TAG_subprogram)
+        function = scopes[i];
       SourceFrame fr;
       fr.function = DieName(&scopes[i], &fr.linkage_name);
       fr.file = file;
@@ -376,12 +451,16 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
       r.has_lines = true;
       r.has_inline = r.frames.size() > 1;
       // An out-of-line function without a DWARF name (rare) keeps its ELF symbol name.
-      if (r.frames.back().function.empty() && sym_name != nullptr) {
-        r.frames.back().function = Demangle(sym_name);
+      if (r.frames.back().function.empty()) {
+        if (const char* sym_name = elf_symbol())
+          r.frames.back().function = Demangle(sym_name);
+      } else if (function_only && function) {
+        KeepFunctionRanges(&mod.function_ranges, cudie, cu_bias, &*function, r.frames.back());
       }
     }
   }
   if (r.frames.empty()) {
+    const char* sym_name = elf_symbol();
     if (sym_name == nullptr) {
       r.status = SymbolizeStatus::kNoSymbol;
       return r;
@@ -391,6 +470,14 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
     if (fr.function != sym_name)
       fr.linkage_name = sym_name;
     r.frames.push_back(std::move(fr));
+  }
+  if (function_only) {
+    SourceFrame fr = std::move(r.frames.back());
+    fr.file.clear();
+    fr.line = 0;
+    r.frames.assign(1, std::move(fr));
+    r.has_lines = false;
+    r.has_inline = false;
   }
   r.status = SymbolizeStatus::kOk;
   mod.any_ok = true;

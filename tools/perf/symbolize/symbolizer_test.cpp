@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
 #include <set>
+#include <vector>
 
 #include "test_util.h"
 
@@ -197,6 +201,52 @@ TEST_F(SymbolizerTest, InlinedFramesComeInnermostFirst) {
     }
   }
   EXPECT_TRUE(found) << "no address in spin_outer resolved to the inlined function";
+}
+
+TEST_F(SymbolizerTest, FunctionDetailNamesWhatFullDetailNamesOutermost) {
+  ASSERT_FALSE(InstallInBuildIdDir(root_, hex_, FixturePath("workload.debug"), ".debug").empty());
+  auto full = Make(Options());
+  auto function = Make(Options());
+  ASSERT_NE(nullptr, full);
+  ASSERT_NE(nullptr, function);
+  // Every offset around the functions. kFunction answers most from the ranges of functions
+  // named before: the offsets in inlined code are asked first, so that a function is first
+  // named from inside an inlined call, then the rest in shuffled order.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& [name, f] : recorded_) {
+    lo = std::min(lo, f.file_offset());
+    hi = std::max(hi, f.file_offset());
+  }
+  std::vector<std::pair<uint64_t, Symbolization>> wanted;
+  for (uint64_t o = lo > 512 ? lo - 512 : 0; o < hi + 512; o++) {
+    auto want = full->SymbolizeOffset(id_, recorded_path_, o);
+    ASSERT_TRUE(want.ok()) << o;
+    wanted.emplace_back(o, *want);
+  }
+  std::mt19937_64 rng(7);
+  std::shuffle(wanted.begin(), wanted.end(), rng);
+  auto inlined_end = std::stable_partition(wanted.begin(), wanted.end(),
+                                           [](const auto& w) { return w.second.has_inline; });
+  ASSERT_NE(wanted.begin(), inlined_end) << "no offset in inlined code: the test would miss it";
+  std::set<std::string> named;
+  for (const auto& [o, want] : wanted) {
+    auto got = function->SymbolizeOffset(id_, recorded_path_, o, SymbolDetail::kFunction);
+    ASSERT_TRUE(got.ok()) << o;
+    ASSERT_EQ(want.status, got->status) << "offset 0x" << std::hex << o;
+    if (want.status != SymbolizeStatus::kOk)
+      continue;
+    ASSERT_EQ(1u, got->frames.size());
+    const SourceFrame& w = want.frames.back();
+    const SourceFrame& g = got->frames.front();
+    ASSERT_EQ(w.function, g.function) << "offset 0x" << std::hex << o;
+    EXPECT_EQ(w.linkage_name, g.linkage_name);
+    EXPECT_EQ(w.function_line, g.function_line);
+    EXPECT_EQ("", g.file);
+    EXPECT_EQ(0, g.line);
+    named.insert(w.function);
+  }
+  for (const char* fn : kFunctions)
+    EXPECT_EQ(1u, named.count(fn)) << fn;
 }
 
 TEST_F(SymbolizerTest, MissingBuildIdIsNotGuessedFromPath) {

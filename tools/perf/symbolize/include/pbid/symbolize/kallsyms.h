@@ -7,7 +7,6 @@
 #define PBID_SYMBOLIZE_KALLSYMS_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +29,10 @@ class Kallsyms {
   bool usable() const { return !symbols_.empty(); }
   size_t size() const { return symbols_.size(); }
 
-  // The text symbol at or below addr. std::nullopt below the first symbol or past the last
-  // one by more than kMaxSymbolSize (kallsyms has no sizes; this keeps a user-space or bogus
-  // address from being named after the last kernel symbol).
-  std::optional<Symbol> Lookup(uint64_t addr) const;
+  // The text symbol at or below addr, valid as long as the table. nullptr below the first
+  // symbol or past the last one by more than kMaxSymbolSize (kallsyms has no sizes; this keeps
+  // a user-space or bogus address from being named after the last kernel symbol).
+  const Symbol* Lookup(uint64_t addr) const;
 
   static constexpr uint64_t kMaxSymbolSize = 1 << 20;
 

@@ -78,6 +78,13 @@ struct Symbolization {
   bool has_inline = false;
 };
 
+// How much a lookup names.
+enum class SymbolDetail : uint8_t {
+  kFull,      // every frame, inlined ones included, with files and lines
+  kFunction,  // the out-of-line function only: one frame without file or line; once a
+              // function was named, any address in it is named from its address ranges
+};
+
 // Per-run counters for the coverage summary. Counted per module (build ID), not per sample.
 struct SymbolizerCoverage {
   // A module counts for its source once a lookup in it named something; kNone: found nowhere
@@ -99,7 +106,8 @@ class Symbolizer {
   // build_id may be empty (mapping without an ID): the result is then kNoBuildId. An error is
   // returned only when a file that has the right build ID turns out unreadable or corrupt.
   Result<Symbolization> SymbolizeOffset(const std::optional<BuildId>& build_id,
-                                        const std::string& recorded_path, uint64_t file_offset);
+                                        const std::string& recorded_path, uint64_t file_offset,
+                                        SymbolDetail detail = SymbolDetail::kFull);
 
   // The same for a sampled address in a mapping [start, ...) that maps file offset pgoff.
   Result<Symbolization> SymbolizeAddress(const std::optional<BuildId>& build_id,
@@ -111,7 +119,8 @@ class Symbolizer {
   // An ELF virtual address of the module, e.g. a kernel address in the vmlinux found by the
   // kernel's build ID (after removing the KASLR offset). Needs no executable.
   Result<Symbolization> SymbolizeVaddr(const std::optional<BuildId>& build_id,
-                                       const std::string& recorded_path, uint64_t vaddr);
+                                       const std::string& recorded_path, uint64_t vaddr,
+                                       SymbolDetail detail = SymbolDetail::kFull);
 
   // The ELF virtual address of a symbol of the module (e.g. "_text"), std::nullopt when the
   // module or the symbol is not found.
@@ -130,7 +139,7 @@ class Symbolizer {
   Module* UsableModule(const std::optional<BuildId>& build_id, const std::string& recorded_path,
                        Symbolization* r);
   Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
-                                 Symbolization r);
+                                 Symbolization r, SymbolDetail detail);
 
   SymbolizerOptions options_;
   struct Impl;
