@@ -23,17 +23,37 @@ enum ExitCode : int {
   kExitBadInput = 3,  // input file missing, truncated or corrupt
 };
 
-// Where an error happened: any failure to read the input is exit status 3, whatever its kind.
-enum class Stage { kInput, kOperation };
-// The one map from an error to the exit status of a command.
+// What a command was doing when an error came. With the error's kind it gives the exit
+// status, in one place (ExitCodeFor):
+//
+//   kind               kInput  kOperation  kSystem
+//   corrupt input         3        3          1
+//   unsupported           3        3          1
+//   I/O                   3        1          1
+//   invalid argument      2        2          2
+enum class Stage {
+  kInput,      // opening, reading or decoding the input file: any failure there is the input's
+  kOperation,  // the work of a command on its decoded input (symbolizing) and its output: the
+               // input's faults still show, a failed system call is the operation's
+  kSystem,     // work with no input file to blame: record (the kernel, its command, the file
+               // it writes), memory
+};
 int ExitCodeFor(const Error& e, Stage stage);
 
-// "perf-buildid <cmd>: <message>" on stderr, one line.
-void PrintError(const char* cmd, const std::string& message);
-void PrintError(const char* cmd, const Error& e);
+// Prints the error on one line, naming `input` (the -i argument) once when given, and
+// returns ExitCodeFor(e, stage): every error exit of a command goes through here.
+int Fail(const char* cmd, const Error& e, Stage stage, const std::string& input = "");
 
-// Opens and validates a perf.data file; on failure prints one line and returns nullptr.
-std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& path);
+// Opens and validates a perf.data file; "-" reads stdin (a pipe-mode stream or a whole file).
+// Its errors are Stage::kInput.
+Result<std::unique_ptr<PerfDataReader>> OpenInput(const std::string& path);
+
+// The EXIT STATUS section of the --help of the commands that read a perf.data file and print
+// what they find (buildid-list, maps, script, dump): what ExitCodeFor gives them.
+#define PBID_CLI_READER_EXIT_STATUS                                                     \
+  "EXIT STATUS\n"                                                                       \
+  "    0 success, 1 the output cannot be written, 2 bad command line, 3 the input is\n" \
+  "    missing, unreadable, truncated, corrupt or of a kind not supported.\n"
 
 // Prints help text to stdout (for --help) and returns kExitOk.
 int PrintHelp(const char* text);
@@ -42,6 +62,8 @@ int UsageError(const char* cmd, const std::string& message);
 // The usage error for what getopt (with opterr = 0) rejected: an unknown option or one
 // missing its value.
 int BadOption(const char* cmd, const char* arg);
+// The usage error for an argument after the options of a command that takes none.
+int ExtraArgument(const char* cmd, const char* arg);
 
 std::string FormatTime(uint64_t ns);  // "608.725679"
 

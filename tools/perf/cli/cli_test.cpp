@@ -41,12 +41,7 @@ TEST(CliTest, ScriptSurvivesDroppedFirstMapping) {
 // perf record -z output: one clear line and exit 3, not an empty list and exit 0.
 TEST(CliTest, BuildidListRejectsCompressedRecords) {
   EventAttr a = Attr({1});
-  RecordBytes z(24, 0);
-  uint32_t type = 81;  // PERF_RECORD_COMPRESSED
-  uint16_t size = 24;
-  memcpy(z.data(), &type, 4);
-  memcpy(z.data() + 6, &size, 2);
-  std::string path = WriteData("compressed.data", a, {z});
+  std::string path = WriteData("compressed.data", a, {CompressedRecord()});
   ToolRun r = RunTool("buildid-list -i " + path);
   unlink(path.c_str());
   EXPECT_EQ(3, r.status) << r.output;
@@ -60,12 +55,16 @@ TEST(CliTest, BuildidListRejectsCompressedRecords) {
 // then reap the command within a bounded time (SIGKILL), not block in waitpid before writing.
 TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
   std::string path = TempPath("stubborn.data");
+  // The command says when it ignores SIGTERM: before that, a loaded machine could still see
+  // it die of the SIGTERM that record sends, and blame record for it.
+  std::string armed = TempPath("stubborn.armed");
+  std::string script = "trap '' TERM; : >" + testing::Quote(armed) +
+                       "; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done";
   pid_t rec = fork();
   ASSERT_GE(rec, 0);
   if (rec == 0) {
     execl(PBID_PERF_BUILDID, PBID_PERF_BUILDID, "record", "-q", "-o", path.c_str(), "--", "sh",
-          "-c", "trap '' TERM; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done",
-          static_cast<char*>(nullptr));
+          "-c", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   auto wait_rec = [&](int ms, int* status) {
@@ -76,8 +75,9 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
     }
     return false;
   };
-  // Ready once FILE exists: record publishes it when the command runs, long after its signal
-  // handlers are in place. A fixed sleep lost that race on a loaded machine.
+  // Ready once FILE exists (record publishes it when the command runs, long after its signal
+  // handlers are in place) and the command ignores SIGTERM. A fixed sleep lost that race on a
+  // loaded machine.
   int status = 0;
   bool ready = false;
   for (int t = 0; t < 30000 && !ready; t += 20) {
@@ -85,7 +85,7 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
       unlink(path.c_str());
       GTEST_SKIP() << "record exited early (status " << status << "): no perf events here?";
     }
-    ready = access(path.c_str(), F_OK) == 0;
+    ready = access(path.c_str(), F_OK) == 0 && access(armed.c_str(), F_OK) == 0;
     if (!ready)
       usleep(20 * 1000);
   }
@@ -117,6 +117,7 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
   EXPECT_TRUE(exited) << "record did not reap its command within 10 s";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   unlink(path.c_str());
+  unlink(armed.c_str());
 }
 
 // A mapped file whose build id cannot be read (a truncated ELF) is counted as unreadable in

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,17 @@ inline std::string WriteData(const char* name, const EventAttr& a,
 
 inline Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
   return fixtures::Mmap2(10, start, len, "/lib/x.so", id, 0);
+}
+
+// A PERF_RECORD_COMPRESSED (perf record -z) with an empty payload: the library has no builder
+// for a record it refuses to read.
+inline RecordBytes CompressedRecord() {
+  RecordBytes z(24, 0);
+  uint32_t type = 81;  // PERF_RECORD_COMPRESSED
+  uint16_t size = 24;
+  memcpy(z.data(), &type, 4);
+  memcpy(z.data() + 6, &size, 2);
+  return z;
 }
 
 inline std::string ReadAll(const std::string& path) {

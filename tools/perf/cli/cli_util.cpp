@@ -11,32 +11,35 @@
 namespace pbid::cli {
 
 int ExitCodeFor(const Error& e, Stage stage) {
-  switch (e.kind) {
-    case ErrorKind::kInvalidArgument: return kExitUsage;
-    case ErrorKind::kIo: return stage == Stage::kInput ? kExitBadInput : kExitFailure;
-    case ErrorKind::kCorruptInput:
-    case ErrorKind::kUnsupported: return kExitBadInput;
+  if (e.kind == ErrorKind::kInvalidArgument)
+    return kExitUsage;  // what the command line asked for cannot be done
+  switch (stage) {
+    case Stage::kInput: return kExitBadInput;
+    case Stage::kOperation: return e.kind == ErrorKind::kIo ? kExitFailure : kExitBadInput;
+    case Stage::kSystem: return kExitFailure;
   }
   return kExitFailure;
 }
 
+namespace {
+
+// "perf-buildid <cmd>: <message>" on stderr, one line.
 void PrintError(const char* cmd, const std::string& message) {
   fprintf(stderr, "perf-buildid %s: %s\n", cmd, message.c_str());
 }
 
-void PrintError(const char* cmd, const Error& e) {
-  PrintError(cmd, e.ToString());
+}  // namespace
+
+int Fail(const char* cmd, const Error& e, Stage stage, const std::string& input) {
+  // "-i -" is stdin, which the reader's errors already name.
+  PrintError(cmd, input.empty() ? e.ToString() : e.ToStringIn(input == "-" ? "stdin" : input));
+  return ExitCodeFor(e, stage);
 }
 
-std::unique_ptr<PerfDataReader> OpenInput(const char* cmd, const std::string& path) {
-  // "-i -": a pipe-mode stream (perf record -o -) or a whole file on stdin, read into memory.
-  auto r =
-      path == "-" ? PerfDataReader::FromStream(STDIN_FILENO, "stdin") : PerfDataReader::Open(path);
-  if (!r.ok()) {
-    PrintError(cmd, r.error().ToStringIn(path));
-    return nullptr;
-  }
-  return std::move(*r);
+Result<std::unique_ptr<PerfDataReader>> OpenInput(const std::string& path) {
+  if (path == "-")
+    return PerfDataReader::FromStream(STDIN_FILENO, "stdin");
+  return PerfDataReader::Open(path);
 }
 
 int PrintHelp(const char* text) {
@@ -52,6 +55,10 @@ int UsageError(const char* cmd, const std::string& message) {
 
 int BadOption(const char* cmd, const char* arg) {
   return UsageError(cmd, std::string("unknown option or missing value: '") + arg + "'");
+}
+
+int ExtraArgument(const char* cmd, const char* arg) {
+  return UsageError(cmd, std::string("unexpected argument '") + arg + "'");
 }
 
 std::string FormatTime(uint64_t ns) {
@@ -102,10 +109,9 @@ std::string BadNumber(const char* option, const char* value, int64_t min, uint64
 int FinishOutput(const char* cmd) {
   if (fflush(stdout) == 0 && !ferror(stdout))
     return kExitOk;
-  int e = errno;
-  fprintf(stderr, "perf-buildid %s: standard output: write error: %s\n", cmd,
-          e ? strerror(e) : "unknown error");
-  return kExitFailure;
+  Error e = errno ? Error::Sys("standard output", errno, "write error")
+                  : Error::Of(ErrorKind::kIo, "standard output", "write error");
+  return Fail(cmd, e, Stage::kOperation);
 }
 
 }  // namespace pbid::cli

@@ -33,9 +33,7 @@ const char kHelp[] =
     "    -H, --with-hits    only DSOs with samples, even when the file has a table\n"
     "    -s, --source       append the build id's source: kernel, synthesized, file\n"
     "    -h, --help         this text\n"
-    "\n"
-    "EXIT STATUS\n"
-    "    0 success, 2 bad command line, 3 input missing, truncated or corrupt.\n";
+    "\n" PBID_CLI_READER_EXIT_STATUS;
 
 }  // namespace
 
@@ -60,10 +58,11 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
     }
   }
   if (optind != argc)
-    return UsageError("buildid-list", std::string("unexpected argument '") + argv[optind] + "'");
-  auto reader = OpenInput("buildid-list", input);
-  if (!reader)
-    return kExitBadInput;
+    return ExtraArgument("buildid-list", argv[optind]);
+  auto opened = OpenInput(input);
+  if (!opened.ok())
+    return Fail("buildid-list", opened.error(), Stage::kInput, input);
+  const std::unique_ptr<PerfDataReader>& reader = *opened;
 
   if (!with_hits && reader->features().build_ids) {
     // perf keeps one DSO per name; a later entry's id replaces an earlier one.
@@ -86,10 +85,8 @@ int pbid_cmd_buildid_list(int argc, char** argv) {
 
   Session session(*reader);
   Status st = session.Process();
-  if (!st.ok()) {
-    PrintError("buildid-list", st.error().ToStringIn(input));
-    return kExitBadInput;
-  }
+  if (!st.ok())
+    return Fail("buildid-list", st.error(), Stage::kInput, input);
   for (const Dso& d : session.dsos()) {
     if (d.samples == 0 || !d.build_id)
       continue;

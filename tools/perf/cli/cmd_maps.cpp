@@ -43,9 +43,7 @@ const char kHelp[] =
     "                       path, build_id, source, samples, kernel, time)\n"
     "    -p, --pid PID      only this process\n"
     "    -h, --help         this text\n"
-    "\n"
-    "EXIT STATUS\n"
-    "    0 success, 2 bad command line, 3 input missing, truncated or corrupt.\n";
+    "\n" PBID_CLI_READER_EXIT_STATUS;
 
 std::string Prot(const Mapping& m) {
   if (m.prot == 0 && m.flags == 0)
@@ -104,18 +102,15 @@ int pbid_cmd_maps(int argc, char** argv) {
       default: return BadOption("maps", argv[optind - 1]);
     }
   }
-  if (optind != argc) {
-    return UsageError("maps", std::string("unexpected argument '") + argv[optind] + "'");
-  }
-  auto reader = OpenInput("maps", input);
-  if (!reader)
-    return kExitBadInput;
-  Session session(*reader);
+  if (optind != argc)
+    return ExtraArgument("maps", argv[optind]);
+  auto reader = OpenInput(input);
+  if (!reader.ok())
+    return Fail("maps", reader.error(), Stage::kInput, input);
+  Session session(**reader);
   Status st = session.Process();
-  if (!st.ok()) {
-    PrintError("maps", st.error().ToStringIn(input));
-    return kExitBadInput;
-  }
+  if (!st.ok())
+    return Fail("maps", st.error(), Stage::kInput, input);
   bool first = true;
   if (json)
     printf("[");

@@ -656,9 +656,9 @@ void Recorder::Summary() {
 int Recorder::Run() {
   Status prepared = Prepare();
   if (!prepared.ok()) {
-    PrintError("record", prepared.error());
+    int code = Fail("record", prepared.error(), Stage::kSystem);
     workload_.reset();  // the command must not outlive a recording that never started
-    return kExitFailure;
+    return code;
   }
   return Finish(Record());
 }
@@ -783,10 +783,8 @@ int Recorder::Finish(const Status& recorded) {
     child_status_ = workload_->Terminate(kTermTimeoutMs);
     child_done_ = true;
   }
-  if (!recorded.ok() || !fin.ok()) {
-    PrintError("record", recorded.ok() ? fin.error() : recorded.error());
-    return kExitFailure;
-  }
+  if (!recorded.ok() || !fin.ok())
+    return Fail("record", recorded.ok() ? fin.error() : recorded.error(), Stage::kSystem);
   Summary();
   if (child_done_ && !opt_.quiet) {
     if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {

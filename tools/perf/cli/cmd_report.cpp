@@ -2,7 +2,6 @@
 //
 // perf-buildid report: the command-line front end of pbid::Report.
 #include <getopt.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <memory>
@@ -14,11 +13,12 @@
 
 namespace {
 
-// The exit codes of every perf-buildid command (cli.h), documented in --help.
-using pbid::cli::ExitCodeFor;
-using pbid::cli::kExitOk;
-using pbid::cli::kExitUsage;
+using pbid::cli::BadOption;
+using pbid::cli::ExtraArgument;
+using pbid::cli::Fail;
+using pbid::cli::PrintHelp;
 using pbid::cli::Stage;
+using pbid::cli::UsageError;
 
 const char kHelp[] =
     "NAME\n"
@@ -72,14 +72,10 @@ const char kHelp[] =
     "\n"
     "EXIT STATUS\n"
     "    0  success\n"
-    "    1  the output cannot be written\n"
+    "    1  the output cannot be written, or debuginfod cannot be set up\n"
     "    2  bad command line\n"
     "    3  the input is missing, cannot be read or is corrupt (the message names the\n"
     "       field and the file offset)\n";
-
-void Usage(FILE* out) {
-  fputs(kHelp, out);
-}
 
 }  // namespace
 
@@ -119,10 +115,8 @@ int pbid_cmd_report(int argc, char** argv) {
       case kOptStdio: break;
       case 's': {
         auto keys = pbid::ParseSortKeys(optarg);
-        if (!keys.ok()) {
-          fprintf(stderr, "perf-buildid report: %s\n", keys.error().ToString().c_str());
-          return kExitUsage;
-        }
+        if (!keys.ok())
+          return UsageError("report", keys.error().ToString());
         opts.sort_keys = *keys;
         break;
       }
@@ -136,58 +130,35 @@ int pbid_cmd_report(int argc, char** argv) {
       case kOptKallsyms: opts.kallsyms_path = optarg; break;
       case kOptFormat: format = optarg; break;
       case 'o': output = optarg; break;
-      case 'h': Usage(stdout); return kExitOk;
-      default:
-        fprintf(stderr, "perf-buildid report: unknown or incomplete option '%s'\n",
-                argv[optind - 1]);
-        fprintf(stderr, "Try 'perf-buildid report --help'.\n");
-        return kExitUsage;
+      case 'h': return PrintHelp(kHelp);
+      default: return BadOption("report", argv[optind - 1]);
     }
   }
-  if (optind < argc) {
-    fprintf(stderr, "perf-buildid report: unexpected argument '%s'\n", argv[optind]);
-    return kExitUsage;
-  }
-  if (debuginfod_url_given && !opts.symbolizer.use_debuginfod) {
-    fprintf(stderr, "perf-buildid report: --debuginfod and --no-debuginfod exclude each other\n");
-    return kExitUsage;
-  }
-  if (format != "table" && format != "pprof") {
-    fprintf(stderr, "perf-buildid report: --format must be table or pprof, not '%s'\n",
-            format.c_str());
-    return kExitUsage;
-  }
-  if (format == "pprof" && output.empty()) {
-    fprintf(stderr, "perf-buildid report: --format pprof needs -o FILE.pb.gz\n");
-    return kExitUsage;
-  }
-  if (format == "table" && !output.empty()) {
-    fprintf(stderr, "perf-buildid report: -o is only used with --format pprof\n");
-    return kExitUsage;
-  }
+  if (optind < argc)
+    return ExtraArgument("report", argv[optind]);
+  if (debuginfod_url_given && !opts.symbolizer.use_debuginfod)
+    return UsageError("report", "--debuginfod and --no-debuginfod exclude each other");
+  if (format != "table" && format != "pprof")
+    return UsageError("report", "--format must be table or pprof, not '" + format + "'");
+  if (format == "pprof" && output.empty())
+    return UsageError("report", "--format pprof needs -o FILE.pb.gz");
+  if (format == "table" && !output.empty())
+    return UsageError("report", "-o is only used with --format pprof");
   opts.want_pprof = format == "pprof";
 
-  // "-" is a pipe-mode stream (perf record -o -): read it whole, then validate like a file.
-  auto reader = input == "-" ? pbid::PerfDataReader::FromStream(STDIN_FILENO, "stdin")
-                             : pbid::PerfDataReader::Open(input);
-  if (!reader.ok()) {
-    fprintf(stderr, "perf-buildid report: %s\n", reader.error().ToStringIn(input).c_str());
-    return ExitCodeFor(reader.error(), Stage::kInput);
-  }
+  auto reader = pbid::cli::OpenInput(input);
+  if (!reader.ok())
+    return Fail("report", reader.error(), Stage::kInput, input);
   // A symbolizer that cannot be set up (debuginfod) is a failure, not a corrupt input.
   auto report = pbid::Report::Build(**reader, opts);
-  if (!report.ok()) {
-    fprintf(stderr, "perf-buildid report: %s\n", report.error().ToStringIn(input).c_str());
-    return ExitCodeFor(report.error(), Stage::kOperation);
-  }
+  if (!report.ok())
+    return Fail("report", report.error(), Stage::kOperation, input);
   (*report)->PrintTable(stdout);
   (*report)->PrintCoverage(stdout);
   if (opts.want_pprof) {
     pbid::Status st = (*report)->WritePprof(output);
-    if (!st.ok()) {
-      fprintf(stderr, "perf-buildid report: %s\n", st.error().ToString().c_str());
-      return ExitCodeFor(st.error(), Stage::kOperation);
-    }
+    if (!st.ok())
+      return Fail("report", st.error(), Stage::kOperation);
     fprintf(stderr, "perf-buildid report: wrote pprof profile %s\n", output.c_str());
   }
   return pbid::cli::FinishOutput("report");

@@ -36,9 +36,7 @@ const char kScriptHelp[] =
     "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
     "        --no-mmap      samples only\n"
     "    -h, --help         this text\n"
-    "\n"
-    "EXIT STATUS\n"
-    "    0 success, 2 bad command line, 3 input missing, truncated or corrupt.\n";
+    "\n" PBID_CLI_READER_EXIT_STATUS;
 
 const char kDumpHelp[] =
     "NAME\n"
@@ -56,10 +54,9 @@ const char kDumpHelp[] =
     "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
     "        --no-hex       leave out the hex dumps\n"
     "    -h, --help         this text\n"
-    "\n"
-    "EXIT STATUS\n"
-    "    0 success, 2 bad command line, 3 input missing, truncated or corrupt (including a\n"
-    "    record that does not decode; records before it are printed).\n";
+    "\n" PBID_CLI_READER_EXIT_STATUS
+    "    A record that does not decode is a corrupt input (3); the records before it\n"
+    "    are printed.\n";
 
 std::string ProtString(uint32_t prot, uint32_t flags) {
   std::string s;
@@ -204,7 +201,7 @@ bool ParseCommon(const char* cmd, const char* help, int argc, char** argv, std::
     }
   }
   if (optind != argc) {
-    *exit_code = UsageError(cmd, std::string("unexpected argument '") + argv[optind] + "'");
+    *exit_code = ExtraArgument(cmd, argv[optind]);
     return false;
   }
   return true;
@@ -219,10 +216,10 @@ int pbid_cmd_script(int argc, char** argv) {
   if (!ParseCommon("script", kScriptHelp, argc, argv, &input, &no_mmap, "no-mmap", &code)) {
     return code;
   }
-  auto reader = OpenInput("script", input);
-  if (!reader)
-    return kExitBadInput;
-  Session session(*reader);
+  auto reader = OpenInput(input);
+  if (!reader.ok())
+    return Fail("script", reader.error(), Stage::kInput, input);
+  Session session(**reader);
   uint64_t current_time = 0;
   auto on_sample = [&](const SampleContext& s) {
     const SampleId& id = s.sample.sample_id;
@@ -265,10 +262,8 @@ int pbid_cmd_script(int argc, char** argv) {
   };
   Status st = session.Process(on_sample, on_record);
   fflush(stdout);
-  if (!st.ok()) {
-    PrintError("script", st.error().ToStringIn(input));
-    return kExitBadInput;
-  }
+  if (!st.ok())
+    return Fail("script", st.error(), Stage::kInput, input);
   return FinishOutput("script");
 }
 
@@ -278,9 +273,10 @@ int pbid_cmd_dump(int argc, char** argv) {
   int code = 0;
   if (!ParseCommon("dump", kDumpHelp, argc, argv, &input, &no_hex, "no-hex", &code))
     return code;
-  auto reader = OpenInput("dump", input);
-  if (!reader)
-    return kExitBadInput;
+  auto opened = OpenInput(input);
+  if (!opened.ok())
+    return Fail("dump", opened.error(), Stage::kInput, input);
+  const std::unique_ptr<PerfDataReader>& reader = *opened;
   printf("# byte order: %s%s\n", reader->swapped() ? "swapped" : "native",
          reader->pipe_mode() ? ", pipe mode" : "");
   printf("# data: offset 0x%" PRIx64 " size 0x%" PRIx64 " records %" PRIu64 "\n",
@@ -309,8 +305,7 @@ int pbid_cmd_dump(int argc, char** argv) {
     auto d = Describe(r, attr);
     if (!d.ok()) {
       fflush(stdout);
-      PrintError("dump", d.error().ToStringIn(input));
-      return kExitBadInput;
+      return Fail("dump", d.error(), Stage::kInput, input);
     }
     auto sid = ParseSampleId(r, attr);
     uint64_t t = sid.ok() ? sid->time : 0;

@@ -40,7 +40,8 @@ const char kHelp[] =
     "    0  success\n"
     "    1  the operation failed (system call, kernel, writing the output)\n"
     "    2  bad command line\n"
-    "    3  the input file is missing, truncated or corrupt\n"
+    "    3  the input file is missing, cannot be read, is truncated or corrupt, or holds\n"
+    "       what perf-buildid does not read (compressed records, perf.data version 1)\n"
     "\n"
     "SEE ALSO\n"
     "    perf-record(1), perf-buildid-list(1), perf-script(1), Documentation/perf-buildid.md\n";
@@ -94,7 +95,10 @@ int main(int argc, char** argv) {
   try {
     return Dispatch(argc, argv);
   } catch (const std::exception& e) {
-    fprintf(stderr, "perf-buildid: %s\n", e.what());
-    return pbid::cli::kExitFailure;
+    // Not an Error of the library: the standard library ran out of memory (bad_alloc) or
+    // refused a size. Nothing says the input was at fault: the command failed.
+    pbid::Error err = pbid::Error::Of(pbid::ErrorKind::kIo, "", e.what());
+    fprintf(stderr, "perf-buildid: %s\n", err.ToString().c_str());
+    return pbid::cli::ExitCodeFor(err, pbid::cli::Stage::kSystem);
   }
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,18 +55,23 @@ TEST(MisuseTest, ReportDoesNotBlockOnRecordedFifo) {
   EXPECT_NE(std::string::npos, in.output.find("not a regular file")) << in.output;
 }
 
+constexpr char kEarlierRecording[] = "an earlier recording";
+
+// A file where record is told to write, as an earlier recording leaves it.
+std::string EarlierRecording(const char* name) {
+  std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << kEarlierRecording;
+  return path;
+}
+
 // An existing output file is what an earlier recording left: a command that cannot even start
 // must not destroy it (it used to be truncated at open and unlinked on failure).
 TEST(MisuseTest, RecordKeepsExistingFileWhenCommandCannotRun) {
-  std::string out = TempPath("keep.data");
-  {
-    std::ofstream f(out, std::ios::binary);
-    f << "an earlier recording";
-  }
+  std::string out = EarlierRecording("keep.data");
   ToolRun r = RunTool("record -q -o " + out + " -- /nonexistent/cmd");
   EXPECT_EQ(1, r.status) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("/nonexistent/cmd")) << r.output;
-  EXPECT_EQ("an earlier recording", ReadAll(out));
+  EXPECT_EQ(kEarlierRecording, ReadAll(out));
   struct stat st;
   EXPECT_NE(0, stat((out + ".old").c_str(), &st)) << "nothing was recorded, nothing to back up";
   unlink(out.c_str());
@@ -73,14 +79,10 @@ TEST(MisuseTest, RecordKeepsExistingFileWhenCommandCannotRun) {
 
 // As perf: a new recording moves the previous file to FILE.old.
 TEST(MisuseTest, RecordMovesPreviousFileToOld) {
-  std::string out = TempPath("prev.data");
-  {
-    std::ofstream f(out, std::ios::binary);
-    f << "an earlier recording";
-  }
+  std::string out = EarlierRecording("prev.data");
   ToolRun r = RunTool("record -q -o " + out + " -- true");
   ASSERT_EQ(0, r.status) << r.output;
-  EXPECT_EQ("an earlier recording", ReadAll(out + ".old"));
+  EXPECT_EQ(kEarlierRecording, ReadAll(out + ".old"));
   auto reader = PerfDataReader::Open(out);
   EXPECT_TRUE(reader.ok()) << reader.error().ToString();
   unlink(out.c_str());
@@ -148,6 +150,68 @@ TEST(MisuseTest, WriteErrorOnStdoutFails) {
     EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
   }
   unlink(path.c_str());
+}
+
+// The exit status follows the error's kind and what the command was doing (ExitCodeFor): a
+// failed read() of the input is an I/O error, yet the input cannot be read, so 3 (not the 1
+// of a failed write to stdout above), and "-i -" is named once, as stdin.
+TEST(MisuseTest, UnreadableInputIsBadInput) {
+  testing::TempDir dir;  // stdin a directory: open(2) works, read(2) fails with EISDIR
+  for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {
+    ToolRun r = RunTool(std::string(cmd) + " -i - < " + testing::Quote(dir.path()));
+    EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
+    EXPECT_NE(std::string::npos, r.output.find(": stdin: read failed: Is a directory"))
+        << cmd << ": " << r.output;
+    EXPECT_EQ(std::string::npos, r.output.find("-: stdin")) << cmd << ": " << r.output;
+    EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
+  }
+}
+
+// What perf writes but perf-buildid does not read (compressed records, PERFFILE version 1) is
+// an unsupported input: 3 from every command, like a corrupt one.
+TEST(MisuseTest, UnsupportedInputIsBadInput) {
+  EventAttr a = Attr({1});
+  std::string compressed = WriteData("unsupported-z.data", a, {CompressedRecord()});
+  std::string v1 =
+      WriteData("unsupported-v1.data", a, {*BuildSample(Sample(0x400100, 10, 1), {}, a)});
+  uint64_t magic_v1;
+  memcpy(&magic_v1, "PERFFILE", 8);
+  PatchU64(v1, 0, magic_v1);
+  struct Case {
+    std::string path, want;
+  } cases[] = {{compressed, "compressed records (perf record -z) are not supported"},
+               {v1, "perf.data version 1 (PERFFILE) is not supported"}};
+  for (const Case& c : cases) {
+    for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {
+      ToolRun r = RunTool(std::string(cmd) + " -i " + c.path);
+      EXPECT_EQ(3, r.status) << cmd << ": " << r.output;
+      EXPECT_NE(std::string::npos, r.output.find(c.want)) << cmd << ": " << r.output;
+      EXPECT_EQ(1u, Lines(r.output)) << cmd << ": " << r.output;
+    }
+    unlink(c.path.c_str());
+  }
+}
+
+// record reads no input file: whatever fails, a system call (I/O) or an event this machine
+// does not have (unsupported), the recording failed, exit 1, never the 3 of a bad input.
+TEST(MisuseTest, RecordFailuresAreFailures) {
+  std::string out = TempPath("failures.data");
+  unlink(out.c_str());
+  ToolRun r = RunTool("record -q -o " + out + " -p 2147483646");
+  EXPECT_EQ(1, r.status) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("no such process")) << r.output;
+  r = RunTool("record -q -o /nonexistent/dir/failures.data -- true");
+  EXPECT_EQ(1, r.status) << r.output;
+  // A machine with a hardware PMU records cycles; one without (most VMs) refuses the event
+  // as unsupported, and that is the case this line is for.
+  r = RunTool("record -q -o " + out + " -e cycles -- true");
+  if (r.status != 0) {
+    EXPECT_EQ(1, r.status) << r.output;
+  } else {
+    std::cerr << "cycles can be recorded here: no unsupported event to fail on\n";
+  }
+  unlink(out.c_str());
+  unlink((out + ".old").c_str());
 }
 
 // An error names the input file once (report used to say "/x: /x: cannot open").

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "pbid/result.h"
@@ -25,6 +26,20 @@ inline uint32_t Swap32(uint32_t v) {
 }
 inline uint64_t Swap64(uint64_t v) {
   return __builtin_bswap64(v);
+}
+
+// v as stored in the other byte order when swap is set: the one place that picks the width.
+template <typename T>
+T SwapIf(bool swap, T v) {
+  static_assert(std::is_unsigned_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
+  if (!swap)
+    return v;
+  if constexpr (sizeof(T) == 2)
+    return Swap16(v);
+  else if constexpr (sizeof(T) == 4)
+    return Swap32(v);
+  else
+    return Swap64(v);
 }
 
 // Reverses the bits of every byte: how perf carries attr bitfields across endianness (the
@@ -55,43 +70,13 @@ class ByteReader {
 
   bool Has(size_t off, size_t n) const { return off <= size_ && n <= size_ - off; }
 
-  Result<uint64_t> U64(size_t off, const char* field) const {
-    if (!Has(off, 8))
-      return OutOfBounds(off, 8, field);
-    uint64_t v;
-    memcpy(&v, data_ + off, 8);
-    return swap_ ? Swap64(v) : v;
-  }
-  Result<uint32_t> U32(size_t off, const char* field) const {
-    if (!Has(off, 4))
-      return OutOfBounds(off, 4, field);
-    uint32_t v;
-    memcpy(&v, data_ + off, 4);
-    return swap_ ? Swap32(v) : v;
-  }
-  Result<uint16_t> U16(size_t off, const char* field) const {
-    if (!Has(off, 2))
-      return OutOfBounds(off, 2, field);
-    uint16_t v;
-    memcpy(&v, data_ + off, 2);
-    return swap_ ? Swap16(v) : v;
-  }
+  Result<uint64_t> U64(size_t off, const char* field) const { return Get<uint64_t>(off, field); }
+  Result<uint32_t> U32(size_t off, const char* field) const { return Get<uint32_t>(off, field); }
+  Result<uint16_t> U16(size_t off, const char* field) const { return Get<uint16_t>(off, field); }
   // Unchecked variants for callers that validated the whole span with Has() first.
-  uint64_t U64At(size_t off) const {
-    uint64_t v;
-    memcpy(&v, data_ + off, 8);
-    return swap_ ? Swap64(v) : v;
-  }
-  uint32_t U32At(size_t off) const {
-    uint32_t v;
-    memcpy(&v, data_ + off, 4);
-    return swap_ ? Swap32(v) : v;
-  }
-  uint16_t U16At(size_t off) const {
-    uint16_t v;
-    memcpy(&v, data_ + off, 2);
-    return swap_ ? Swap16(v) : v;
-  }
+  uint64_t U64At(size_t off) const { return At<uint64_t>(off); }
+  uint32_t U32At(size_t off) const { return At<uint32_t>(off); }
+  uint16_t U16At(size_t off) const { return At<uint16_t>(off); }
 
   // A NUL-terminated string inside [off, off+max): fails if no NUL is found.
   Result<std::string_view> CString(size_t off, size_t max, const char* field) const {
@@ -113,6 +98,19 @@ class ByteReader {
   }
 
  private:
+  template <typename T>
+  T At(size_t off) const {
+    T v;
+    memcpy(&v, data_ + off, sizeof(T));
+    return SwapIf(swap_, v);
+  }
+  template <typename T>
+  Result<T> Get(size_t off, const char* field) const {
+    if (!Has(off, sizeof(T)))
+      return OutOfBounds(off, sizeof(T), field);
+    return At<T>(off);
+  }
+
   const uint8_t* data_;
   size_t size_;
   bool swap_;
@@ -152,9 +150,9 @@ class ByteWriter {
   explicit ByteWriter(bool swap = false) : swap_(swap) {}
 
   void U8(uint8_t v) { buf_.push_back(v); }
-  void U16(uint16_t v) { Raw(swap_ ? Swap16(v) : v); }
-  void U32(uint32_t v) { Raw(swap_ ? Swap32(v) : v); }
-  void U64(uint64_t v) { Raw(swap_ ? Swap64(v) : v); }
+  void U16(uint16_t v) { Raw(SwapIf(swap_, v)); }
+  void U32(uint32_t v) { Raw(SwapIf(swap_, v)); }
+  void U64(uint64_t v) { Raw(SwapIf(swap_, v)); }
   void Bytes(const void* p, size_t n) {
     const uint8_t* b = static_cast<const uint8_t*>(p);
     buf_.insert(buf_.end(), b, b + n);
@@ -170,18 +168,9 @@ class ByteWriter {
     while (buf_.size() % align != 0)
       buf_.push_back(0);
   }
-  void Patch16(size_t off, uint16_t v) {
-    v = swap_ ? Swap16(v) : v;
-    memcpy(buf_.data() + off, &v, 2);
-  }
-  void Patch32(size_t off, uint32_t v) {
-    v = swap_ ? Swap32(v) : v;
-    memcpy(buf_.data() + off, &v, 4);
-  }
-  void Patch64(size_t off, uint64_t v) {
-    v = swap_ ? Swap64(v) : v;
-    memcpy(buf_.data() + off, &v, 8);
-  }
+  void Patch16(size_t off, uint16_t v) { Patch(off, v); }
+  void Patch32(size_t off, uint32_t v) { Patch(off, v); }
+  void Patch64(size_t off, uint64_t v) { Patch(off, v); }
 
   size_t size() const { return buf_.size(); }
   bool swap() const { return swap_; }
@@ -194,6 +183,11 @@ class ByteWriter {
     uint8_t b[sizeof(T)];
     memcpy(b, &v, sizeof(T));
     buf_.insert(buf_.end(), b, b + sizeof(T));
+  }
+  template <typename T>
+  void Patch(size_t off, T v) {
+    v = SwapIf(swap_, v);
+    memcpy(buf_.data() + off, &v, sizeof(T));
   }
 
   std::vector<uint8_t> buf_;

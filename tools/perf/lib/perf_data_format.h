@@ -22,7 +22,7 @@ namespace pbid {
 namespace internal {
 
 inline constexpr uint64_t kMagic = 0x32454c4946524550ULL;    // "PERFILE2"
-inline constexpr uint64_t kMagicV1 = 0x454c494652455050ULL;  // "PERFFILE" (perf < 2.6.38)
+inline constexpr uint64_t kMagicV1 = 0x454c494646524550ULL;  // "PERFFILE" (perf < 2.6.38)
 
 // struct perf_file_section
 struct FileSection {

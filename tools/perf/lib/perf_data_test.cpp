@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "../lib/byte_io.h"
@@ -45,6 +46,20 @@ std::vector<uint8_t> ReadAll(const std::string& path) {
 
 const BuildId kLibId = *BuildId::FromHex("1111111111111111111111111111111111111111");
 const BuildId kExeId = *BuildId::FromHex("22222222222222222222222222222222");
+
+// A MMAP2 of pid 10 at 0x400000 with build id kExeId, for the event with sample id `id`.
+Mmap2Record ExeMmap2(std::string_view path, uint64_t id) {
+  Mmap2Record m;
+  m.pid = m.tid = 10;
+  m.start = 0x400000;
+  m.len = 0x1000;
+  m.filename = path;
+  m.has_build_id = true;
+  m.build_id = kExeId;
+  m.sample_id.pid = m.sample_id.tid = 10;
+  m.sample_id.id = id;
+  return m;
+}
 
 // A small but complete recording: synthesized + kernel MMAP2s, a leaked-bit record from an
 // event without build ids, a fallback id record, samples, fork and lost records.
@@ -491,16 +506,8 @@ TEST(PerfDataTest, UnknownIdGivesNoAttrAndUntrustedBuildId) {
   EventAttr a = Attr({1, 2}), b = Attr({3}, false);
   auto w = PerfDataWriter::Create(path, {a, b});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = 0x400000;
-  m.len = 0x1000;
-  m.filename = "/bin/unknown";
-  m.has_build_id = true;
-  m.build_id = kExeId;
-  m.sample_id.pid = m.sample_id.tid = 10;
+  Mmap2Record m = ExeMmap2("/bin/unknown", 77);  // id 77: owned by neither a nor b
   m.sample_id.time = 1;
-  m.sample_id.id = 77;  // owned by neither a nor b
   ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   auto r = PerfDataReader::Open(path);
@@ -527,15 +534,7 @@ TEST(PerfDataTest, SynthesizedMmap2BelongsToTheTrackingEvent) {
   sampling.attr.mmap = sampling.attr.mmap2 = 0;
   auto w = PerfDataWriter::Create(path, {sampling, tracking});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = 0x400000;
-  m.len = 0x1000;
-  m.filename = "/bin/already-running";
-  m.has_build_id = true;
-  m.build_id = kExeId;
-  m.sample_id.pid = m.sample_id.tid = 10;
-  m.sample_id.id = 0;  // synthesized
+  Mmap2Record m = ExeMmap2("/bin/already-running", 0);  // id 0: synthesized
   ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &tracking)).ok());
   ASSERT_TRUE((*w)->Finish(Features()).ok());
   auto r = PerfDataReader::Open(path);
@@ -574,15 +573,7 @@ TEST(PerfDataTest, AuxtracePayloadIsSkipped) {
   EventAttr a = Attr({1});
   auto w = PerfDataWriter::Create(path, {a});
   ASSERT_TRUE(w.ok()) << w.error().ToString();
-  Mmap2Record m;
-  m.pid = m.tid = 10;
-  m.start = 0x400000;
-  m.len = 0x1000;
-  m.filename = "/bin/exe";
-  m.has_build_id = true;
-  m.build_id = kExeId;
-  m.sample_id.pid = m.sample_id.tid = 10;
-  m.sample_id.id = 1;
+  Mmap2Record m = ExeMmap2("/bin/exe", 1);
   ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
   std::vector<uint8_t> payload = BogusPayload(64);
   ByteWriter aux(false);

@@ -51,8 +51,7 @@ TEST(ResultTest, KindsAndContext) {
 // Files this library cannot read but that are not corrupt say so by their kind.
 TEST(ResultTest, ReaderErrorsCarryTheirKind) {
   std::vector<uint8_t> v1(104, 0);
-  const uint64_t kMagicV1 = 0x454c494652455050ULL;  // perf < 2.6.38
-  memcpy(v1.data(), &kMagicV1, 8);
+  memcpy(v1.data(), "PERFFILE", 8);  // what perf < 2.6.38 wrote, as bytes
   auto r = PerfDataReader::FromBytes(v1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(ErrorKind::kUnsupported, r.error().kind) << r.error().ToString();
