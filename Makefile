@@ -35,6 +35,7 @@ kernel: deps
 kernel-image:
 	@$(LAB)/build.sh $(KERNEL) 2>/dev/null
 
+# The series cross-built for arm64 (5.10-buildid-arm64): it builds, nothing is booted.
 kernel-crossbuild: deps
 	@$(LAB)/build.sh 5.10-buildid-arm64 >/dev/null && echo "kernel-crossbuild: 5.10-buildid arm64 Image OK"
 
@@ -70,6 +71,7 @@ vm-test-arm64: deps
 mutation-test: deps
 	@$(LAB)/mutation-test.sh
 
+# Each kernel series (every base with one): git am, checkpatch --strict, a build after each patch.
 series-check: deps
 	@$(LAB)/../../kernel/scripts/series-check.sh
 
@@ -88,10 +90,12 @@ abi-check: deps
 abi-check-negative: deps
 	@$(LAB)/abi-check.sh --no-guard lab && $(LAB)/abi-check.sh --no-guard debian
 
-# ccache with the clone as base dir: a second clone compiles nothing twice.
-# The same cache directory as kernel/scripts/common.sh.
-LAB_CACHE := $(or $(BUILDID_MMAP_CACHE),$(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/buildid-mmap)
-CCACHE_ENV := CCACHE_DIR=$(LAB_CACHE)/ccache CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true
+# ccache as the lab sets it up (lab_ccache_vars in kernel/scripts/common.sh, the one place it is
+# defined), with the clone as base dir: a second clone compiles nothing twice.
+CCACHE_ENV := $(shell bash -c '. $(LAB)/common.sh && lab_ccache_vars "$$0"' $(CURDIR))
+ifeq ($(CCACHE_ENV),)
+$(error kernel/scripts/common.sh gave no ccache settings)
+endif
 # perf-buildid, its library and tests, in build/perf (binaries in build/bin).
 perf-buildid: deps
 	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/perf -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -45,7 +45,7 @@ echo "clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_cl
 EOF
 
 : >"$raw"
-for b in $(seq 1 "$boots"); do
+for ((b = 1; b <= boots; b++)); do
 	for k in "${kernels[@]}"; do
 		progress "bench kernel-mmap" "$k, boot $b of $boots"
 		log=$work/console-$k-$b.log

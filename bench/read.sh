@@ -87,7 +87,7 @@ measure() {
 pair() {
 	local cmd=$1 file=$2 ours=$3 theirs=$4 r
 	cat "$file" >/dev/null
-	for r in $(seq 1 "$runs"); do
+	for ((r = 1; r <= runs; r++)); do
 		# shellcheck disable=SC2086
 		if [ $((r % 2)) = 1 ]; then
 			measure perf-buildid "$cmd" "$file" $ours

@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 gcc -O2 -Wall -Wextra -Werror -o "$work/mmap_storm" "$root/bench/src/mmap_storm.c"
 mkdir "$work/elves"
 # Distinct files (distinct inodes) of one small ELF: the kernel parses each one.
-for i in $(seq 1 1000); do cp "$work/mmap_storm" "$work/elves/e$i"; done
+for ((i = 1; i <= 1000; i++)); do cp "$work/mmap_storm" "$work/elves/e$i"; done
 storm_files=("$work"/elves/e*)
 
 # The CPU-bound work, timed from inside the profiler so that its start-up does not count.
@@ -72,7 +72,7 @@ run_storm() {
 }
 
 printf 'bench\ttool\tvalue\tlost\tmmap2\n' >"$tsv"
-for r in $(seq 1 "$runs"); do
+for ((r = 1; r <= runs; r++)); do
 	echo "bench: record round $r of $runs" >&2
 	if [ $((r % 2)) = 1 ]; then order=(none perf perf-buildid); else order=(perf-buildid perf none); fi
 	for t in "${order[@]}"; do run_cpu "$t"; done

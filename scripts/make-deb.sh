@@ -17,10 +17,11 @@ if [ -z "${PBID_GIT_COMMIT:-}" ] && git -C "$repo" rev-parse --git-dir >/dev/nul
 fi
 export PBID_GIT_COMMIT=${PBID_GIT_COMMIT:-unknown}
 
-# The lab's ccache (see the Makefile), when there is one: a second clone compiles nothing twice.
+# The lab's ccache (the Makefile passes lab_ccache_vars of kernel/scripts/common.sh), when there
+# is one, with the copy as base dir: a second clone compiles nothing twice.
 if command -v ccache >/dev/null && [ -n "${CCACHE_DIR:-}" ]; then
 	export PBID_CMAKE_ARGS="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
-	export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=true
+	export CCACHE_BASEDIR=$src
 fi
 
 mkdir -p "$src"

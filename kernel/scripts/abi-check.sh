@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# abi-check.sh [--no-guard] lab|debian: the series must not change the module ABI, i.e. the
-# genksyms CRC of any exported symbol (what Debian's build compares with debian/abi).
+# abi-check.sh [--no-guard] lab|debian [BASE]: the series must not change the module ABI, i.e.
+# the genksyms CRC of any exported symbol (what Debian's build compares with debian/abi). BASE
+# is a base kernel of LAB_BASES (kernel/scripts/common.sh); without it, every base with a series
+# (lab) or with a Debian build to compare with (debian).
 #
-#   lab     builds 5.10-abi and 5.10-buildid-abi (tinyconfig + modules + modversions + perf)
+#   lab     builds BASE-abi and BASE-buildid-abi (tinyconfig + modules + modversions + perf)
 #           and compares their Module.symvers: same exports, every CRC identical.
-#   debian  configures pristine and patched 5.10 with Debian 11's amd64 config (linux-config-5.10,
-#           make olddefconfig), runs make prepare, and builds only the objects the series touches
-#           and the objects whose exports reach struct perf_event_attr (kernel/events, x86's PMU
-#           code, KVM's PMU and x86 code), with W=1 and sparse (C=1) and the genksyms step of the
-#           full build. The touched files must have no new warning, and the CRCs of every export
-#           of those objects must equal the ones in Module.symvers of Debian's own build
-#           (linux-headers-5.10.0-46-amd64), pristine and patched.
+#   debian  configures pristine and patched BASE with Debian's amd64 config (for 5.10 Debian 11's
+#           linux-config-5.10, make olddefconfig), runs make prepare, and builds only the objects
+#           the series touches and the objects whose exports reach struct perf_event_attr
+#           (kernel/events, x86's PMU code, KVM's PMU and x86 code), with W=1 and sparse (C=1)
+#           and the genksyms step of the full build. The touched files must have no new warning,
+#           and the CRCs of every export of those objects must equal the ones in Module.symvers
+#           of Debian's own build (the base's debian field: for 5.10, 5.10.262-1 and
+#           linux-headers-5.10.0-46-amd64), pristine and patched.
 #
 # --no-guard runs the same check on the series plus a patch, generated here, that removes the
 # __GENKSYMS__ guard from 0001: the check must then FAIL (CRCs change). It proves the check can
@@ -22,15 +25,30 @@ set -euo pipefail
 # sort and join must agree on the order of the symbol names.
 export LC_ALL=C
 
-noguard=0
-[ "${1:-}" = --no-guard ] && { noguard=1; shift; }
+noguard=0 opts=()
+[ "${1:-}" = --no-guard ] && { noguard=1 opts=(--no-guard); shift; }
 mode=${1:-}
-case $mode in lab|debian) ;; *) die "usage: abi-check.sh [--no-guard] lab|debian" ;; esac
+case $mode/$# in lab/[12]|debian/[12]) ;; *) die "usage: abi-check.sh [--no-guard] lab|debian [BASE]" ;; esac
+if [ $# = 1 ]; then
+	field=series
+	[ "$mode" = debian ] && field=debian
+	rc=0
+	mapfile -t bases < <(lab_bases "$field")
+	for b in "${bases[@]}"; do
+		"$0" "${opts[@]}" "$mode" "$b" || rc=1
+	done
+	exit "$rc"
+fi
+# The patched kernel's name: its base's line gives the series.
+parse_name "$2-buildid"
 
-# Debian 11's kernel: the version of linux-source-5.10 and the ABI name of its headers package.
-DEB_VERSION=5.10.262-1
-DEB_ABINAME=5.10.0-46
-AC=$CACHE/abi-check
+# Debian's own build of the base: the version of its packages and the ABI name of its headers.
+DEB_VERSION="" DEB_ABINAME=""
+if [ "$mode" = debian ]; then
+	IFS=/ read -r DEB_VERSION DEB_ABINAME <<<"$(base_field "$K_BASE" debian)"
+	[ -n "$DEB_ABINAME" ] || die "no Debian build of $K_BASE to compare with (LAB_BASES)"
+fi
+AC=$CACHE/abi-check/$K_BASE
 mkdir -p "$AC"
 
 # noguard_series: a series directory holding the series and one more patch that takes the
@@ -40,13 +58,13 @@ noguard_series() {
 	local dir tree=$AC/noguard-tree base p
 	dir=$AC/noguard-$(series_hash)
 	if [ ! -f "$dir/series" ]; then
-		base=$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)
+		base=$("$LAB_ROOT/kernel/scripts/source.sh" "$K_BASE")
 		git -C "$base" worktree prune
 		rm -rf "$tree" "$dir.tmp"
 		git -C "$base" worktree add -q --detach "$tree" pristine
 		read_series
 		for p in "${SERIES[@]}"; do
-			git -C "$tree" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p"
+			lab_git -C "$tree" am -q --keep-cr "$p"
 		done
 		grep -q __GENKSYMS__ "$tree/include/uapi/linux/perf_event.h" ||
 			die "the series has no __GENKSYMS__ guard in include/uapi/linux/perf_event.h"
@@ -56,7 +74,7 @@ noguard_series() {
 		"$AC/unifdef" -U__GENKSYMS__ "$tree/include/uapi/linux/perf_event.h" \
 			>"$AC/perf_event.h.noguard" || [ $? = 1 ] || die "unifdef failed"
 		cp "$AC/perf_event.h.noguard" "$tree/include/uapi/linux/perf_event.h"
-		git -C "$tree" -c user.name=lab -c user.email=lab@localhost commit -q -a \
+		lab_git -C "$tree" commit -q -a \
 			-m "abi-check: drop the __GENKSYMS__ guard (negative test)"
 		mkdir -p "$dir.tmp"
 		cp "$SERIES_DIR/series" "$dir.tmp/"
@@ -86,8 +104,8 @@ compare_symvers() {
 
 lab() {
 	local a b n diff changed only
-	a=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" 5.10-abi)")/Module.symvers
-	b=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" 5.10-buildid-abi)")/Module.symvers
+	a=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE-abi")")/Module.symvers
+	b=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE-buildid-abi")")/Module.symvers
 	n=$(wc -l <"$a")
 	[ "$n" -gt 0 ] || die "$a lists no exports"
 	diff=$(compare_symvers "$a" "$b")
@@ -96,7 +114,7 @@ lab() {
 	local perf
 	perf=$(grep -cE '	(perf_|register_.*hw_breakpoint|unregister_.*hw_breakpoint|modify_user_hw_breakpoint)' "$a" || true)
 	echo "$diff" | sed '/^$/d' | head -20 | sed 's/^/  CRC differs: /' >&2
-	echo "abi-check lab${SERIES_TAG:-}: $n exports in Module.symvers ($perf from perf and hw_breakpoint), $changed CRCs changed, $only added or removed"
+	echo "abi-check lab $K_BASE${SERIES_TAG:-}: $n exports in Module.symvers ($perf from perf and hw_breakpoint), $changed CRCs changed, $only added or removed"
 	[ "$changed" = 0 ] && [ "$only" = 0 ]
 }
 
@@ -109,17 +127,17 @@ DEB_OBJS=(kernel/events/core.o kernel/events/ring_buffer.o kernel/events/hw_brea
 # deb_build NAME SRC: configure SRC with Debian's config in $CACHE/build/debian-NAME, make
 # prepare, build the objects with W=1 C=1; writes NAME.crcs ("symbol crc") and NAME.warnings.
 deb_build() {
-	local name=$1 src=$2 obj=$CACHE/build/debian-$1 log=$AC/debian-$1.log objs=("${DEB_OBJS[@]}")
+	local name=$1 src=$2 obj=$CACHE/build/debian-$K_BASE-$1 log=$AC/debian-$1.log objs=("${DEB_OBJS[@]}")
 	[ -f "$src/lib/buildid.c" ] && objs+=(lib/buildid.o)
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
-	export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G
+	lab_ccache_env
 	local mk=(make -C "$src" O="$obj" ARCH=x86_64 CC="$cc" -j"$(nproc)")
 	: >"$log"
 	rm -rf "$obj"
 	mkdir -p "$obj"
 	progress "abi-check debian" "$name: olddefconfig on Debian's config.amd64_none_amd64, make prepare"
-	xz -dc "$DEB_CONFIG/usr/src/linux-config-5.10/config.amd64_none_amd64.xz" >"$obj/.config"
+	xz -dc "$DEB_CONFIG/usr/src/linux-config-$K_BASE/config.amd64_none_amd64.xz" >"$obj/.config"
 	# Debian signs modules with a key that is not public; nothing here links a module.
 	"$src/scripts/config" --file "$obj/.config" --set-str SYSTEM_TRUSTED_KEYS "" \
 		--set-str MODULE_SIG_KEY "certs/signing_key.pem"
@@ -145,19 +163,23 @@ deb_build() {
 
 debian() {
 	local key stamp
-	DEB_CONFIG=$("$LAB_ROOT/kernel/scripts/debs.sh" "linux-config-5.10=$DEB_VERSION")
+	DEB_CONFIG=$("$LAB_ROOT/kernel/scripts/debs.sh" "linux-config-$K_BASE=$DEB_VERSION")
 	DEB_HEADERS=$("$LAB_ROOT/kernel/scripts/debs.sh" "linux-headers-$DEB_ABINAME-amd64=$DEB_VERSION")
 	local symvers=$DEB_HEADERS/usr/src/linux-headers-$DEB_ABINAME-amd64/Module.symvers
 	[ -s "$symvers" ] || die "no Module.symvers in linux-headers-$DEB_ABINAME-amd64"
-	[ "$(pkg_version 5.10)" = "$DEB_VERSION" ] ||
-		die "linux-source-5.10 is $(pkg_version 5.10), Debian's Module.symvers is for $DEB_VERSION"
-	local patches
-	mapfile -t patches < <(series_files)
+	local ver
+	ver=$(pkg_version "$K_BASE")
+	[ "$ver" = "$DEB_VERSION" ] ||
+		die "$K_PACKAGE is $ver, Debian's Module.symvers is for $DEB_VERSION"
+	local patches hash
+	read_series
+	patches=("${SERIES[@]}")
+	hash=$(series_hash)
 	TOUCHED_RE=$(sed -n 's|^+++ b/\(.*\)$|\1|p' "${patches[@]}" | sort -u |
 		sed 's/[.]/\\./g' | paste -sd'|')
 
 	key=$({
-		series_hash
+		echo "$hash"
 		echo "$DEB_VERSION ${DEB_OBJS[*]}"
 		cat "$0"
 		gcc --version | head -1
@@ -169,8 +191,8 @@ debian() {
 	fi
 
 	run() {
-		deb_build pristine "$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)"
-		deb_build patched "$("$LAB_ROOT/kernel/scripts/source.sh" 5.10-buildid)"
+		deb_build pristine "$("$LAB_ROOT/kernel/scripts/source.sh" "$K_BASE")"
+		deb_build patched "$("$LAB_ROOT/kernel/scripts/source.sh" "$K_BASE-buildid")"
 	}
 	with_lock "$CACHE/lock.build" run
 
@@ -200,7 +222,7 @@ debian() {
 		echo "$newwarn" | sed '/^$/d; s/^/    new: /'
 		sed 's/^/  CRC differs from Debian: /' "$AC/debian-vs-shipped.txt" | head -20
 	} >>"$out"
-	echo "abi-check debian${SERIES_TAG:-}: $n exports; equal to Debian's Module.symvers: pristine $p_eq, patched $b_eq; changed by the series: $changed" >>"$out"
+	echo "abi-check debian $K_BASE${SERIES_TAG:-}: $n exports; equal to Debian's Module.symvers: pristine $p_eq, patched $b_eq; changed by the series: $changed" >>"$out"
 	[ "$b_eq" = "$n" ] && [ "$changed" = 0 ] && [ -z "$newwarn" ] || fail=1
 	cat "$out"
 	if [ "$fail" = 0 ] && [ "$noguard" = 0 ]; then
@@ -217,10 +239,10 @@ rc=$?
 set -e
 if [ "$noguard" = 1 ]; then
 	if [ "$rc" = 0 ]; then
-		echo "abi-check $mode: FAIL: without the __GENKSYMS__ guard no CRC changed: the check cannot fail" >&2
+		echo "abi-check $mode $K_BASE: FAIL: without the __GENKSYMS__ guard no CRC changed: the check cannot fail" >&2
 		exit 1
 	fi
-	echo "abi-check $mode: the check fails without the __GENKSYMS__ guard, as it must"
+	echo "abi-check $mode $K_BASE: the check fails without the __GENKSYMS__ guard, as it must"
 	exit 0
 fi
 exit "$rc"

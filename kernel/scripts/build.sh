@@ -31,16 +31,17 @@ build() {
 	local cc=gcc
 	[ "$K_ARCH" = arm64 ] && cc=aarch64-linux-gnu-gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
-	export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G
-	local mk=(make -C "$src" O="$obj" ARCH=$arch "${cross[@]}" CC="$cc" -j"$(nproc)")
+	lab_ccache_env
+	local mk=(make -C "$src" O="$obj" ARCH="$arch" "${cross[@]}" CC="$cc" -j"$(nproc)")
 
 	t0=$(date +%s)
-	progress "kernel $K_NAME" "configure (tinyconfig + $(config_fragments | xargs -n1 basename | tr '\n' ' '))"
+	mapfile -t frags < <(config_fragments)
+	progress "kernel $K_NAME" "configure (tinyconfig + $(printf '%s\n' "${frags[@]##*/}" | paste -sd' '))"
 	: >"$log"
 	lab_configure "$src" "$obj" "$log" "${mk[@]}" || die "configuring $K_NAME failed (log: $log)"
 	# Options a fragment asks for but the kernel dropped (a missing dependency) would
 	# silently remove features the tests rely on.
-	missing=$(cat $(config_fragments) | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' |
+	missing=$(cat "${frags[@]}" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' |
 		while read -r o; do grep -qx "$o=y" "$obj/.config" || echo "$o"; done | tr '\n' ' ')
 	if [ -n "$missing" ]; then
 		progress "kernel $K_NAME" "note: not in final .config: $missing"

@@ -4,14 +4,29 @@
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${BUILDID_MMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap}
 CONFIGS=$LAB_ROOT/kernel/configs
-# LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
-# another series without touching the committed one; the cache key follows its content.
-SERIES_DIR=${LAB_SERIES_DIR:-$LAB_ROOT/kernel/patches/linux-5.10}
 mkdir -p "$CACHE"
 LAB_T0=${LAB_T0:-$(date +%s)}
 export LAB_T0
 
 die() { echo "lab: error: $*" >&2; exit 1; }
+
+# lab_ccache_vars [BASEDIR]: the ccache settings of every compile the lab and the Makefile run,
+# one NAME=VALUE a line. One cache for every clone and tree; BASEDIR (default: the cache, where
+# the lab's trees live) makes the paths under it relative, so that another clone or another
+# tree of the same source hits. The size covers kernels, perf 5.10 and perf-buildid's C++.
+lab_ccache_vars() {
+	printf '%s\n' "CCACHE_DIR=$CACHE/ccache" "CCACHE_BASEDIR=${1:-$CACHE}" CCACHE_NOHASHDIR=true \
+		CCACHE_MAXSIZE=10G
+}
+
+# lab_ccache_env [BASEDIR]: exports lab_ccache_vars.
+lab_ccache_env() {
+	local v
+	while IFS= read -r v; do export "${v?}"; done < <(lab_ccache_vars "$@")
+}
+
+# lab_git ARGS...: git with the identity of the lab's own commits (pristine trees, git am).
+lab_git() { git -c user.name=lab -c user.email=lab@localhost "$@"; }
 
 # progress WHAT STAGE: one line on stderr with the time since this make started.
 progress() {
@@ -19,9 +34,55 @@ progress() {
 	printf '[%s] %-22s %s (%d:%02d)\n' "$(date +%H:%M:%S)" "$1" "$2" $((s / 60)) $((s % 60)) >&2
 }
 
-# parse_name NAME: sets K_BASE (5.10|6.12), K_PATCHED (0|1), K_RT (0|1: Debian's PREEMPT_RT
-# patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (x86_64|arm64) and K_PAGES (4k|64k).
-# NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi].
+# The base kernels, one line each: what the scripts know about a base. Adding a base kernel
+# (another LTS) is a line here and its package in scripts/install-deps.sh; Documentation/lab.md
+# lists what else a new base may want. Fields, "-" for none:
+#   base      the first part of the kernel names (5.10 in 5.10-rt-buildid-arm64)
+#   package   the Debian package whose /usr/src/PACKAGE.tar.xz is the source; its installed
+#             version goes into the cache keys
+#   series    the directory under kernel/patches that -buildid applies on top (git am)
+#   rt        the PREEMPT_RT patch that -rt applies (patch -p1), as Debian ships it
+#   upstream  "yes" when the base itself puts build IDs in PERF_RECORD_MMAP2. The plain kernel
+#             of a base without them (no -buildid, -rt or variant) gets bpf.config: it is where
+#             perf-buildid record's BPF path is tested.
+#   debian    Debian's own build of the base that abi-check compares CRCs with: the version of
+#             its linux-config and linux-headers packages, and its ABI name
+LAB_BASE_FIELDS=(base package series rt upstream debian)
+LAB_BASES=(
+	"5.10 linux-source-5.10 linux-5.10 /usr/src/linux-patch-5.10-rt.patch.xz - 5.10.262-1/5.10.0-46"
+	"6.12 linux-source-6.12 - - yes -"
+)
+
+# base_field BASE FIELD: prints FIELD of BASE's line in LAB_BASES; fails for an unknown BASE.
+base_field() {
+	local line i f
+	for line in "${LAB_BASES[@]}"; do
+		read -ra f <<<"$line"
+		[ "${f[0]}" = "$1" ] || continue
+		for i in "${!LAB_BASE_FIELDS[@]}"; do
+			[ "${LAB_BASE_FIELDS[i]}" = "$2" ] && { echo "${f[i]}"; return 0; }
+		done
+		die "base_field: no field '$2'"
+	done
+	return 1
+}
+
+# lab_bases [FIELD]: the bases, one a line; with FIELD, those whose FIELD is not "-".
+lab_bases() {
+	local line f
+	for line in "${LAB_BASES[@]}"; do
+		read -ra f <<<"$line"
+		if [ $# -eq 0 ] || [ "$(base_field "${f[0]}" "$1")" != - ]; then echo "${f[0]}"; fi
+	done
+}
+
+# parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
+# PREEMPT_RT patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (x86_64|arm64), K_PAGES
+# (4k|64k), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
+# K_UPSTREAM (its base has them upstream: yes|-), and from the base's line the source package
+# (K_PACKAGE), SERIES_DIR and RT_PATCH. NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi].
+# LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
+# another series without touching the committed one; the cache key follows its content.
 parse_name() {
 	local n=$1
 	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_ARCH=x86_64 K_PAGES=4k
@@ -33,27 +94,39 @@ parse_name() {
 	case $n in *-arm64) K_ARCH=arm64; n=${n%-arm64} ;; esac
 	case $n in *-buildid) K_PATCHED=1; n=${n%-buildid} ;; esac
 	case $n in *-rt) K_RT=1; n=${n%-rt} ;; esac
-	case $n in
-	5.10|6.12) K_BASE=$n ;;
-	*) die "unknown kernel '$1' (known: 5.10, 5.10-buildid, 5.10-rt, 5.10-rt-buildid, 6.12, each with an optional -arm64 or -arm64-64k and then an optional -kasan or -abi suffix)" ;;
-	esac
+	K_BASE=$n
+	local series rt
+	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
+	K_PACKAGE=$(base_field "$K_BASE" package) ||
+		die "unknown kernel '$1': NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' ') (LAB_BASES in kernel/scripts/common.sh)"
+	series=$(base_field "$K_BASE" series)
+	rt=$(base_field "$K_BASE" rt)
+	K_UPSTREAM=$(base_field "$K_BASE" upstream)
+	SERIES_DIR="" RT_PATCH=$rt
+	[ "$series" = - ] || SERIES_DIR=${LAB_SERIES_DIR:-$LAB_ROOT/kernel/patches/$series}
 	if [ "$K_PAGES" = 64k ] && [ "$K_ARCH" != arm64 ]; then
 		die "'$1': -64k is an arm64 page size (use -arm64-64k)"
 	fi
-	if [ "$K_PATCHED" = 1 ] || [ "$K_RT" = 1 ]; then
-		[ "$K_BASE" = 5.10 ] || die "'$1': the series and the RT patch apply to 5.10 only"
+	if [ "$K_PATCHED" = 1 ] && [ "$series" = - ]; then
+		die "'$1': no series applies to $K_BASE (bases with one: $(lab_bases series | paste -sd' '))"
 	fi
+	if [ "$K_RT" = 1 ] && [ "$rt" = - ]; then
+		die "'$1': no RT patch for $K_BASE (bases with one: $(lab_bases rt | paste -sd' '))"
+	fi
+	K_FEATURE=$K_PATCHED
+	# shellcheck disable=SC2034
+	[ "$K_UPSTREAM" = - ] || K_FEATURE=1
 	if [ "$K_VARIANT" = abi ] && [ "$K_ARCH" != x86_64 ]; then
 		die "'$1': the ABI variant is x86_64 only"
 	fi
 }
 
-# The PREEMPT_RT patch that Debian's linux-source-5.10 ships next to the source tarball.
-RT_PATCH=/usr/src/linux-patch-5.10-rt.patch.xz
-
+# pkg_version BASE: the installed version of BASE's source package.
 pkg_version() {
-	dpkg-query -W -f='${Version}' "linux-source-$1" 2>/dev/null ||
-		die "linux-source-$1 is not installed (run scripts/install-deps.sh)"
+	local pkg
+	pkg=$(base_field "$1" package) || die "unknown base kernel '$1'"
+	dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null ||
+		die "$pkg is not installed (run scripts/install-deps.sh)"
 }
 
 # series_files: the patches listed in the series file, in order (absolute paths).
@@ -97,8 +170,8 @@ config_fragments() {
 		[ "$K_PAGES" = 64k ] && echo "$CONFIGS/arm64-64k.config"
 	fi
 	[ "$K_RT" = 1 ] && echo "$CONFIGS/rt.config"
-	# The BPF path of perf-buildid record is for kernels without the series.
-	if [ "$K_BASE" = 5.10 ] && [ "$K_PATCHED" = 0 ] && [ "$K_RT" = 0 ] && [ -z "$K_VARIANT" ]; then
+	# The BPF path of perf-buildid record is for kernels without the feature.
+	if [ "$K_UPSTREAM" = - ] && [ "$K_PATCHED" = 0 ] && [ "$K_RT" = 0 ] && [ -z "$K_VARIANT" ]; then
 		echo "$CONFIGS/bpf.config"
 	fi
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
@@ -110,36 +183,42 @@ config_fragments() {
 LAB_BUILD_EPOCH=2
 
 # kernel_key: a hash of everything that determines the built image.
-# The version and the fragments are read first: inside the pipe, a failure (no
-# linux-source package, say) would only leave a blank in the key.
+# Every input is read first: inside the pipe, a failure (no linux-source package, a series
+# naming a missing patch, say) would only leave a blank in the key.
 kernel_key() {
-	local version frags f
+	local version frags f series="" rt=""
 	version=$(pkg_version "$K_BASE") || exit 1
 	frags=$(config_fragments) || exit 1
+	if [ "$K_PATCHED" = 1 ]; then series=$(series_hash) || exit 1; fi
+	if [ "$K_RT" = 1 ]; then rt=$(sha256sum <"$RT_PATCH") || exit 1; fi
 	{
 		echo "$K_NAME $version"
-		[ "$K_PATCHED" = 1 ] && series_hash
-		[ "$K_RT" = 1 ] && sha256sum <"$RT_PATCH"
+		[ -z "$series" ] || echo "$series"
+		[ -z "$rt" ] || echo "$rt"
 		while IFS= read -r f; do cat "$f"; done <<<"$frags"
 		echo "build procedure $LAB_BUILD_EPOCH"
 		gcc --version | head -1
 	} | sha256sum | cut -c1-16
 }
 
-image_dir() { echo "$CACHE/images/$K_NAME-$(kernel_key)"; }
+image_dir() {
+	local key
+	key=$(kernel_key) || exit 1
+	echo "$CACHE/images/$K_NAME-$key"
+}
 
 # lab_configure SRC OBJ LOG MAKE...: tinyconfig, then the fragments of the parsed name merged
 # with the kernel's merge_config.sh, then olddefconfig. MAKE... is the make command line that
 # builds SRC into OBJ. Appends to LOG; returns non-zero (after showing LOG's tail) on failure.
 lab_configure() {
-	local src=$1 obj=$2 log=$3
+	local src=$1 obj=$2 log=$3 frags
 	shift 3
 	mkdir -p "$obj"
+	mapfile -t frags < <(config_fragments)
 	{
 		"$@" tinyconfig &&
-			# shellcheck disable=SC2046
 			(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-				$(config_fragments)) &&
+				"${frags[@]}") &&
 			"$@" olddefconfig
 	} >>"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
 }

@@ -13,6 +13,8 @@
 # "mutation-table" markers); the table always goes to build/mutation-table.md.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+# The kernel the mutations break: they are written against its series.
+parse_name 5.10-buildid
 mdir=$LAB_ROOT/kernel/mutations
 refresh=0 doc=0 names=()
 for a in "$@"; do
@@ -33,7 +35,7 @@ trap 'rm -rf "$work"' EXIT
 # series_tree DIR PATCH: the files PATCH touches, as the series leaves them, under DIR.
 series_tree() {
 	local dir=$1 patch=$2 src f p inc=()
-	src=$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)
+	src=$("$LAB_ROOT/kernel/scripts/source.sh" "$K_BASE")
 	mkdir -p "$dir"
 	while read -r f; do
 		inc+=("--include=$f")
@@ -119,11 +121,11 @@ for m in "${names[@]}"; do
 	{ cat "$SERIES_DIR/series"; echo "9999-mutation-$m.patch"; } >"$sdir/series"
 	progress "mutation $m" "$what"
 	set +e
-	LAB_SERIES_DIR=$sdir VMTEST_TAG=mutation-$m "$LAB_ROOT/kernel/scripts/vm-test.sh" 5.10-buildid \
+	LAB_SERIES_DIR=$sdir VMTEST_TAG=mutation-$m "$LAB_ROOT/kernel/scripts/vm-test.sh" "$K_NAME" \
 		>"$work/$m.log" 2>&1
 	rc=$?
 	set -e
-	vdir=$LAB_ROOT/build/selftests/5.10-buildid-mutation-$m
+	vdir=$LAB_ROOT/build/selftests/$K_NAME-mutation-$m
 	# A case that fails in either run (warm or cold cache) caught it.
 	caught=$(cat "$vdir/verdicts.txt" "$vdir/verdicts-cold.txt" 2>/dev/null |
 		awk '$2 == "FAIL" && !seen[$3]++ { print $3 }' | sed 's/^global\.//' | paste -sd' ' || true)

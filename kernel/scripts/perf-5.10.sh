@@ -22,7 +22,7 @@ set -euo pipefail
 mode=build
 case ${1:-} in
 --unpatched) mode=unpatched ;;
---series-check) mode=series-check ;;
+--series-check) mode="series-check" ;;
 '') ;;
 *) die "usage: perf-5.10.sh [--unpatched | --series-check]" ;;
 esac
@@ -30,10 +30,13 @@ esac
 PERF_SERIES_DIR=${LAB_PERF_SERIES_DIR:-$LAB_ROOT/kernel/patches/linux-5.10-perf}
 parse_name 5.10
 
-perf_series_files() {
-	[ "$mode" = unpatched ] && return 0
-	SERIES_DIR=$PERF_SERIES_DIR series_files
-}
+# PERF_SERIES: the patches of the tools series in order (none with --unpatched). Read here, at
+# the top, so that a series naming a missing patch stops the script instead of leaving a gap.
+PERF_SERIES=()
+if [ "$mode" != unpatched ]; then
+	SERIES_DIR=$PERF_SERIES_DIR read_series
+	PERF_SERIES=("${SERIES[@]}")
+fi
 
 # The build switches; Documentation/perf-5.10.md says why each is there. Debian's rules for
 # linux-perf pass WERROR=0 and NO_GTK2=1 and let perf's feature detection enable the libraries
@@ -50,10 +53,13 @@ PERF_SWITCHES=(
 # Debian's compiler and linker flags, without the build path in the debug info.
 buildflag() { DEB_BUILD_MAINT_OPTIONS=reproducible=-fixfilepath dpkg-buildflags --get "$1"; }
 
+# Outside the $(...) below, where a missing package would only leave a blank.
+ver=$(pkg_version 5.10)
+khash=$(series_hash)
 key=$({
-	echo "perf-5.10 $(pkg_version 5.10) $mode"
-	series_hash
-	for f in $(perf_series_files); do sha256sum <"$f"; done
+	echo "perf-5.10 $ver $mode"
+	echo "$khash"
+	for f in "${PERF_SERIES[@]}"; do sha256sum <"$f"; done
 	printf '%s\n' "${PERF_SWITCHES[@]}"
 	buildflag CFLAGS
 	buildflag CPPFLAGS
@@ -66,9 +72,9 @@ name=perf-5.10
 [ "$mode" = unpatched ] && name=perf-5.10-unpatched
 # What the tree holds once prepared (the same for the build and the series check).
 tree_key=$({
-	pkg_version 5.10
-	series_hash
-	for f in $(perf_series_files); do sha256sum <"$f"; done
+	printf '%s' "$ver"
+	echo "$khash"
+	for f in "${PERF_SERIES[@]}"; do sha256sum <"$f"; done
 } | sha256sum | cut -c1-16)
 out=$CACHE/perf/$name-$key
 stamp=$CACHE/perf/series-check-$key
@@ -103,13 +109,14 @@ reset_tree() {
 	# reset keeps the mtimes of unchanged files: the O= directory rebuilds incrementally
 	git -C "$TREE" checkout -q --detach pristine
 	git -C "$TREE" reset -q --hard pristine
-	for p in $(series_files); do
+	read_series
+	for p in "${SERIES[@]}"; do
 		git_am "$p" || die "git am failed on the kernel series' $(basename "$p")"
 	done
 }
 
 git_am() {
-	git -C "$TREE" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$1" ||
+	lab_git -C "$TREE" am -q --keep-cr "$1" ||
 		{ git -C "$TREE" am --abort >/dev/null 2>&1 || true; return 1; }
 }
 
@@ -117,9 +124,8 @@ git_am() {
 perf_make() {
 	# ccache through its compiler links: CC stays a plain command name for perf's feature
 	# checks and for the python extension's setup.py.
-	PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE \
-		CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G \
-		make -C "$TREE/tools/perf" O="$OBJ" -j2 "${PERF_SWITCHES[@]}" \
+	lab_ccache_env
+	PATH=/usr/lib/ccache:$PATH make -C "$TREE/tools/perf" O="$OBJ" -j2 "${PERF_SWITCHES[@]}" \
 		EXTRA_CFLAGS="$(buildflag CFLAGS) $(buildflag CPPFLAGS)" LDFLAGS="$(buildflag LDFLAGS)" \
 		>>"$1" 2>&1
 }
@@ -128,9 +134,9 @@ build() {
 	[ -f "$out/.done" ] && return 0
 	local log=$OBJ.log t0 p
 	if [ "$(cat "$TREE/.lab-perf" 2>/dev/null)" != "$tree_key" ]; then
-		progress "$name" "git am the kernel series and $(perf_series_files | wc -l) tools patches"
+		progress "$name" "git am the kernel series and ${#PERF_SERIES[@]} tools patches"
 		reset_tree
-		for p in $(perf_series_files); do
+		for p in "${PERF_SERIES[@]}"; do
 			git_am "$p" || die "git am failed on $(basename "$p")"
 		done
 		echo "$tree_key" >"$TREE/.lab-perf"
@@ -157,7 +163,7 @@ build() {
 series_check() {
 	local summary=$CACHE/perf/series-check.$$ p pname log cp res i=0 n fail=0 t0
 	local pyshim=$CACHE/perf/pybin
-	mapfile -t patches < <(perf_series_files)
+	local patches=("${PERF_SERIES[@]}")
 	n=${#patches[@]}
 	[ "$n" -gt 0 ] || die "no patches listed in $PERF_SERIES_DIR/series"
 	# checkpatch runs scripts/spdxcheck.py with `python`: Debian's python3

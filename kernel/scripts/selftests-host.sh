@@ -16,7 +16,9 @@ st=$LAB_ROOT/tools/testing/selftests/perf_events
 rm -rf "$out"; mkdir -p "$out/obj" "$out/run"
 mkvars=(KSRC="$src" KHDR_INCLUDES="-isystem $hdr/include" OUTPUT="$out/obj")
 make -s --no-print-directory -C "$st" "${mkvars[@]}" all install INSTALL_PATH="$out/run" >/dev/null
-progs=$(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests | sed -n 's/^perf_events://p')
+mapfile -t progs < <(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests |
+	sed -n 's/^perf_events://p')
+[ "${#progs[@]}" -gt 0 ] || die "no selftests listed by emit_tests"
 echo "# host kernel $(uname -r)"
 # The build dir sits on the clone's file system; when that is block-backed the page-cache-miss
 # case runs here too.
@@ -26,7 +28,7 @@ tmpfs|ramfs|overlayfs|nfs*|fuse*) ;;
 esac
 rc=0
 cd "$out/run"
-for p in $progs; do
+for p in "${progs[@]}"; do
 	echo "# selftests: perf_events: $p"
 	./"$p" || { r=$?; [ $r = 4 ] || rc=1; }
 done

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# series-check.sh [--force]: check the kernel series the way a maintainer would take it.
+# series-check.sh [--force] [BASE]: check the kernel series of BASE (every base kernel with a
+# series in LAB_BASES, kernel/scripts/common.sh, when none is given) the way a maintainer would
+# take it.
 #
-# On a worktree of the pristine 5.10 tree, reset to the `pristine` tag, apply every patch
-# listed in kernel/patches/linux-5.10/series with `git am`, and after each one:
+# On a worktree of BASE's pristine tree, reset to the `pristine` tag, apply every patch listed
+# in its series (kernel/patches/linux-5.10/series for 5.10) with `git am`, and after each one:
 #   - scripts/checkpatch.pl --strict on the patch: any error or warning fails;
 #   - the tools/ copy of the uapi header must be what headers_install exports from the kernel
 #     copy (unifdef -U__KERNEL__): upstream's text, without the genksyms guard;
@@ -14,16 +16,26 @@
 # Builds take the machine-wide build lock (never two kernel builds at once on 2 cores).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-parse_name 5.10
 
 force=${SERIES_CHECK_FORCE:-0}
-case ${1:-} in
---force) force=1 ;;
-'') ;;
-*) die "usage: series-check.sh [--force]" ;;
+[ "${1:-}" = --force ] && { force=1; shift; }
+case $# in
+0)
+	rc=0
+	mapfile -t bases < <(lab_bases series)
+	for b in "${bases[@]}"; do
+		SERIES_CHECK_FORCE=$force "$0" "$b" || rc=1
+	done
+	exit "$rc"
+	;;
+1) ;;
+*) die "usage: series-check.sh [--force] [BASE]" ;;
 esac
+# The plain kernel's configuration; its series comes from the base's line.
+parse_name "$1"
+[ -n "$SERIES_DIR" ] || die "no series applies to $K_BASE"
 
-SC=$CACHE/series-check
+SC=$CACHE/series-check/$K_BASE
 TREE=$SC/src
 OBJ=$SC/obj
 LOGS=$SC/logs
@@ -32,10 +44,13 @@ mkdir -p "$SC" "$LOGS"
 mapfile -t patches < <(series_files)
 [ "${#patches[@]}" -gt 0 ] || die "no patches listed in $SERIES_DIR/series"
 
+# Outside the $(...) below, where a failure would only leave a blank in the key.
+ver=$(pkg_version "$K_BASE")
+hash=$(series_hash)
 key=$({
-	series_hash
-	pkg_version 5.10
-	for f in $(config_fragments); do cat "$f"; done
+	echo "$hash"
+	printf '%s' "$ver"
+	config_fragments | while IFS= read -r f; do cat "$f"; done
 	cat "$0"
 	gcc --version | head -1
 } | sha256sum | cut -c1-16)
@@ -43,7 +58,7 @@ stamp=$SC/pass-$key
 
 if [ "$force" != 1 ] && [ -f "$stamp" ]; then
 	cat "$stamp"
-	echo "series-check: PASS (cached: series $(series_hash) unchanged since $(date -r "$stamp" '+%F %T'))"
+	echo "series-check $K_BASE: PASS (cached: series $hash unchanged since $(date -r "$stamp" '+%F %T'))"
 	exit 0
 fi
 
@@ -57,7 +72,7 @@ ln -sf /usr/bin/python3 "$PYSHIM/python"
 
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$CACHE CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=10G
+lab_ccache_env
 
 summary=$SC/summary.$$
 failed=$SC/failed.$$
@@ -69,7 +84,7 @@ bad() { note "$*"; touch "$failed"; }
 
 prepare_tree() {
 	local base
-	base=$("$LAB_ROOT/kernel/scripts/source.sh" 5.10)
+	base=$("$LAB_ROOT/kernel/scripts/source.sh" "$K_BASE")
 	if [ ! -e "$TREE/.git" ]; then
 		git -C "$base" worktree prune
 		rm -rf "$TREE"
@@ -115,9 +130,9 @@ check() {
 
 	# Files the series touches; C files get a W=1 baseline on the pristine tree.
 	local touched
-	touched=$(cat "${patches[@]}" | sed -n 's|^+++ b/\(.*\)$|\1|p' | sort -u)
-	touched_re=$(echo "$touched" | sed 's/[.]/\\./g' | paste -sd'|')
-	for f in $touched; do
+	mapfile -t touched < <(cat "${patches[@]}" | sed -n 's|^+++ b/\(.*\)$|\1|p' | sort -u)
+	touched_re=$(printf '%s\n' "${touched[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
+	for f in "${touched[@]}"; do
 		case $f in *.c) touched_c+=("$f") ;; esac
 	done
 	local base_w="" new_w=""
@@ -131,7 +146,7 @@ check() {
 		name=$(basename "$p")
 		log=$LOGS/$name.log
 		: >"$log"
-		if ! git -C "$TREE" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p" \
+		if ! lab_git -C "$TREE" am -q --keep-cr "$p" \
 			>>"$log" 2>&1; then
 			bad "  $name: git am FAILED (log: $log)"
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
@@ -189,7 +204,7 @@ check() {
 }
 
 : >"$summary"
-note "series-check: ${#patches[@]} patches from $SERIES_DIR (series $(series_hash))"
+note "series-check $K_BASE: ${#patches[@]} patches from $SERIES_DIR (series $hash)"
 cover=$SERIES_DIR/0000-cover-letter.patch
 if [ ! -f "$cover" ]; then
 	bad "  0000-cover-letter.patch is missing"
@@ -207,9 +222,9 @@ rm -f "$failed"
 if [ "$fail" = 0 ]; then
 	cp "$summary" "$stamp"
 	rm -f "$summary"
-	echo "series-check: PASS (${#patches[@]} patches: checkpatch clean, each builds, no new W=1 warnings)"
+	echo "series-check $K_BASE: PASS (${#patches[@]} patches: checkpatch clean, each builds, no new W=1 warnings)"
 	exit 0
 fi
 rm -f "$summary"
-echo "series-check: FAIL" >&2
+echo "series-check $K_BASE: FAIL" >&2
 exit 1

@@ -5,35 +5,42 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 parse_name "$1"
+# Here, outside any $(...): a missing package stops the script (a die inside a command
+# substitution would only leave an empty version behind).
+ver=$(pkg_version "$K_BASE")
 
+# The functions below set TREE to the tree they prepared. They run in this shell, not in
+# $(...), so that set -e stops at the first failing step.
+
+# pristine_tree: Debian's source tarball as a one-commit git repository tagged `pristine`.
 pristine_tree() {
-	local ver dir
-	ver=$(pkg_version "$K_BASE")
+	local dir
 	dir=$CACHE/src/linux-$K_BASE-$ver
 	if [ ! -f "$dir/.lab-ready" ]; then
-		progress "source $K_BASE" "extracting linux-source-$K_BASE $ver"
+		progress "source $K_BASE" "extracting $K_PACKAGE $ver"
 		rm -rf "$dir" "$dir.tmp"
 		mkdir -p "$dir.tmp"
-		tar xf "/usr/src/linux-source-$K_BASE.tar.xz" -C "$dir.tmp" --strip-components=1
+		tar xf "/usr/src/$K_PACKAGE.tar.xz" -C "$dir.tmp" --strip-components=1
 		progress "source $K_BASE" "git init"
 		git -C "$dir.tmp" init -q
-		git -C "$dir.tmp" -c user.name=lab -c user.email=lab@localhost add -f -A .
-		git -C "$dir.tmp" -c user.name=lab -c user.email=lab@localhost \
-			commit -q -m "Debian linux-source-$K_BASE $ver (pristine)"
+		lab_git -C "$dir.tmp" add -f -A .
+		lab_git -C "$dir.tmp" commit -q -m "Debian $K_PACKAGE $ver (pristine)"
 		git -C "$dir.tmp" tag pristine
 		mv "$dir.tmp" "$dir"
 		touch "$dir/.lab-ready"
 	fi
-	echo "$dir"
+	TREE=$dir
 }
 
-# rt_tree: the pristine 5.10 tree plus Debian's PREEMPT_RT patch, as one commit on top of
+# rt_tree: the pristine tree plus Debian's PREEMPT_RT patch, as one commit on top of
 # `pristine` (applied with patch -p1, as Debian's build applies it).
 rt_tree() {
-	local base dir want
-	base=$(pristine_tree)
+	local base dir want rt
+	pristine_tree
+	base=$TREE
 	dir=$CACHE/src/linux-$K_BASE-rt
-	want=$(pkg_version "$K_BASE")-$(sha256sum <"$RT_PATCH" | cut -c1-16)
+	rt=$(sha256sum <"$RT_PATCH" | cut -c1-16)
+	want=$ver-$rt
 	if [ "$(cat "$dir/.lab-rt" 2>/dev/null)" != "$want" ]; then
 		progress "source $K_BASE-rt" "applying $(basename "$RT_PATCH")"
 		if [ ! -d "$dir" ]; then
@@ -43,21 +50,21 @@ rt_tree() {
 		git -C "$dir" reset -q --hard pristine
 		git -C "$dir" clean -q -fdx
 		xz -dc "$RT_PATCH" | patch -d "$dir" -p1 -s -f --no-backup-if-mismatch ||
-			die "$(basename "$RT_PATCH") does not apply to linux-source-$K_BASE"
+			die "$(basename "$RT_PATCH") does not apply to $K_PACKAGE"
 		git -C "$dir" add -f -A .
-		git -C "$dir" -c user.name=lab -c user.email=lab@localhost \
-			commit -q -m "Debian $(basename "$RT_PATCH") (from linux-source-$K_BASE)"
+		lab_git -C "$dir" commit -q -m "Debian $(basename "$RT_PATCH") (from $K_PACKAGE)"
 		echo "$want" >"$dir/.lab-rt"
 	fi
-	echo "$dir"
+	TREE=$dir
 }
 
 # patched_tree BASE_DIR NAME: a worktree named NAME at BASE_DIR's commit with the series applied
 # by `git am`.
 patched_tree() {
-	local base=$1 dir=$CACHE/src/$2 want commit
+	local base=$1 dir=$CACHE/src/$2 want commit hash
 	commit=$(git -C "$base" rev-parse HEAD)
-	want=$(pkg_version "$K_BASE")-$(series_hash)-$commit
+	hash=$(series_hash)
+	want=$ver-$hash-$commit
 	if [ ! -d "$dir" ]; then
 		git -C "$base" worktree prune
 		git -C "$base" worktree add -q --detach "$dir" "$commit"
@@ -70,17 +77,18 @@ patched_tree() {
 		local p
 		read_series
 		for p in "${SERIES[@]}"; do
-			git -C "$dir" -c user.name=lab -c user.email=lab@localhost am -q --keep-cr "$p" ||
+			lab_git -C "$dir" am -q --keep-cr "$p" ||
 				{ git -C "$dir" am --abort || true; die "git am failed on $(basename "$p")"; }
 		done
 		echo "$want" >"$dir/.lab-series"
 	fi
-	echo "$dir"
+	TREE=$dir
 }
 
 exec 9>"$CACHE/lock.source"
 flock 9
-if [ "$K_RT" = 1 ]; then base=$(rt_tree) name=linux-$K_BASE-rt-buildid
-else base=$(pristine_tree) name=linux-$K_BASE-buildid
+if [ "$K_RT" = 1 ]; then rt_tree; name=linux-$K_BASE-rt-buildid
+else pristine_tree; name=linux-$K_BASE-buildid
 fi
-if [ "$K_PATCHED" = 1 ]; then patched_tree "$base" "$name"; else echo "$base"; fi
+[ "$K_PATCHED" = 1 ] && patched_tree "$TREE" "$name"
+echo "$TREE"

@@ -14,8 +14,7 @@ bin=$LAB_ROOT/build/bin
 for f in perf-buildid pbid-churn; do
 	[ -x "$bin/$f" ] || die "$bin/$f is missing: run make perf-buildid first"
 done
-feature=0
-{ [ "$K_PATCHED" = 1 ] || [ "$K_BASE" = 6.12 ]; } && feature=1
+feature=$K_FEATURE
 work=$LAB_ROOT/build/vm-coverage/$kname
 rm -rf "$work"
 mkdir -p "$work/payload" "$work/disk"

@@ -33,6 +33,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lab-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log=${3:-$work/console.log}
 
+# pack_initramfs DIR OUT: DIR as a gzip'd newc cpio archive (what the kernel unpacks as its
+# initramfs) in OUT.
+pack_initramfs() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
 # initramfs: busybox, /init, the payload, and the shared libraries of its ELF programs
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
@@ -50,7 +56,7 @@ while IFS= read -r -d '' f; do
 		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
 	done < <(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true)
 done < <(find "$root/payload" -type f -perm -u+x -print0)
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
+pack_initramfs "$root" "$work/initramfs.gz"
 
 drive=()
 if [ -n "$diskdir" ]; then
@@ -74,7 +80,7 @@ elif [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
 		cp /bin/busybox "$prootdir/bin/"
 		cp "$root/init" "$prootdir/init"
 		cp -a "$work/probe" "$prootdir/payload"
-		(cd "$prootdir" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/probe.gz"
+		pack_initramfs "$prootdir" "$work/probe.gz"
 		if timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 \
 			-kernel "$image" -initrd "$work/probe.gz" -no-reboot -display none \
 			-serial stdio -monitor none -append "console=ttyS0 panic=-1 loglevel=3" \
@@ -94,8 +100,10 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu") console=ttyS0
 if [ "$K_ARCH" = arm64 ]; then
 	# virt with a CPU that has the 4 KiB and 64 KiB granules (pointer authentication with
 	# QEMU's cheap algorithm: the architected one is slow under TCG); the disk on virtio-pci
+	# shellcheck disable=SC2054 # commas separate QEMU sub-options
 	qemu=(qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on) console=ttyAMA0
 	if [ ${#drive[@]} -gt 0 ]; then
+		# shellcheck disable=SC2054
 		drive=(-drive "file=$work/disk.img,if=none,format=raw,id=d0" -device virtio-blk-pci,drive=d0)
 	fi
 fi

@@ -6,8 +6,9 @@
 # fixture evicted from the page cache before each case (BUILDID_COLD=1): its verdicts must be
 # the same, or some case passed only because an earlier one had cached its file.
 # The kernel's name says what it must do (BUILDID_EXPECT): the series' limits on *-buildid*,
-# the feature on 6.12, nothing on pristine 5.10 (its cases skip). BUILDID_LAB=1 tells the tests
-# that the VM provides the ext4 disk, 2 MiB huge pages and root, so none may skip for want of them.
+# the feature on a base that has it upstream (6.12), nothing on pristine 5.10 (its cases skip).
+# BUILDID_LAB=1 tells the tests that the VM provides the ext4 disk, 2 MiB huge pages and root, so
+# none may skip for want of them.
 # The summary also goes to $LAB_SUMMARY (a file) when that is set. Exit status is vm-run.sh's,
 # or 1 when any test failed, no test ran, or the two runs disagree.
 set -euo pipefail
@@ -17,7 +18,7 @@ parse_name "$kname"
 t0=$(date +%s)
 expect=""
 [ "$K_PATCHED" = 1 ] && expect=series
-[ "$K_BASE" = 6.12 ] && expect=feature
+[ "$K_UPSTREAM" = - ] || expect=feature
 
 image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname")
 imgdir=$(dirname "$image")
@@ -38,8 +39,9 @@ make -s --no-print-directory -C "$st" "${mkvars[@]}" all >"$out/build.log" 2>&1 
 	{ cat "$out/build.log" >&2; die "selftests failed to build against $kname"; }
 make -s --no-print-directory -C "$st" "${mkvars[@]}" install INSTALL_PATH="$out/payload/perf_events" \
 	>>"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; die "selftest install failed"; }
-progs=$(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests | sed -n 's/^perf_events://p')
-[ -n "$progs" ] || die "no selftests listed by emit_tests"
+mapfile -t progs < <(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests |
+	sed -n 's/^perf_events://p')
+[ "${#progs[@]}" -gt 0 ] || die "no selftests listed by emit_tests"
 cp -a "$out/payload/perf_events" "$out/disk/perf_events"
 
 # Each program gets the suite's time limit (settings: timeout=N; kselftest's runner default 45
@@ -59,7 +61,7 @@ tmo=${tmo:-45}
 			echo 'cd "$BUILDID_BLOCK_DIR"; export BUILDID_COLD=1'
 		fi
 		echo "echo '# lab run: $run'"
-		for p in $progs; do
+		for p in "${progs[@]}"; do
 			echo "echo '# selftests: perf_events: $p'"
 			echo "timeout -s KILL $tmo ./$p; r=\$?"
 			echo "[ \$r != 137 ] || echo '# TIMEOUT: $p killed after $tmo s (settings)'"
