@@ -257,7 +257,7 @@ Session::Plan Session::Survey() {
 }
 
 Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
-  if (reader_.file_size() >= (uint64_t{1} << 47)) {
+  if (reader_.file_size() >= (uint64_t{1} << kOffsetBits)) {
     return Error::Of(ErrorKind::kUnsupported, "data",
                      "file of " + std::to_string(reader_.file_size()) +
                          " bytes: the replay handles up to 128 TiB");

@@ -125,15 +125,17 @@ class Session {
  private:
   // Process, in steps: the records in time order, then one handler per record type.
   // One per record waiting to be replayed: kept small, since a round can hold many.
+  // Process refuses files whose offsets do not fit (128 TiB and more: none would be mapped).
+  static constexpr unsigned kOffsetBits = 47, kAttrBits = 16;
   struct Ordered {
     uint64_t time;
-    uint64_t offset : 47;  // a file of 128 TiB would not be mapped
+    uint64_t offset : kOffsetBits;
     // Index of the record's event in the reader's attrs(), found when it was queued;
     // kAttrUnknown: none owns it (or a file of 64 Ki events, looked up again).
-    uint64_t attr : 16;
+    uint64_t attr : kAttrBits;
     uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
-  static constexpr uint64_t kAttrUnknown = 0xffff;
+  static constexpr uint64_t kAttrUnknown = (uint64_t{1} << kAttrBits) - 1;
   static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
   // Where the replay may flush: before the record at `offset`, every queued record with a time
   // at or below `bound`, the earliest time of any record from there to the end of the file.
