@@ -22,6 +22,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "cli.h"
@@ -126,15 +128,37 @@ std::string ReadLine(const std::string& path) {
   return s;
 }
 
+// Where BackupOld puts the recording that FILE.old held until the new recording has ended.
+std::string Superseded(const std::string& path) {
+  return path + ".old.superseded";
+}
+
 // perf's check_backup: a non-empty FILE is kept as FILE.old when a new recording replaces it.
+// This runs while the command already runs and nothing drains the ring yet, and freeing a
+// file's pages and blocks takes tens of milliseconds for a recording of a few dozen MB: enough
+// for a command that maps files fast to overflow the ring. So the recording that FILE.old held
+// is only renamed aside here, which frees nothing, and RemoveSuperseded deletes it at the end.
 Status BackupOld(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
     return Ok();
   std::string old = path + ".old";
-  if (rename(path.c_str(), old.c_str()) < 0)
-    return Error::Sys(path, errno, "cannot move the previous recording to " + old);
+  if (rename(old.c_str(), Superseded(path).c_str()) < 0 && errno != ENOENT)
+    return Error::Sys(old, errno, "cannot move aside");
+  if (rename(path.c_str(), old.c_str()) < 0) {
+    Error e = Error::Sys(path, errno, "cannot move the previous recording to " + old);
+    rename(Superseded(path).c_str(), old.c_str());  // FILE.old as it was
+    return e;
+  }
   return Ok();
+}
+
+void RemoveSuperseded(const std::string& path) {
+  std::string superseded = Superseded(path);
+  if (unlink(superseded.c_str()) < 0 && errno != ENOENT) {
+    fprintf(stderr, "perf-buildid record: cannot remove %s: %s\n", superseded.c_str(),
+            strerror(errno));
+  }
 }
 
 struct Options {
@@ -173,7 +197,7 @@ class Recorder {
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
-  void Remember(const std::string& name, const BuildId& id, bool kernel);
+  void Remember(std::string_view name, const BuildId& id, bool kernel);
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
   // How a mapping was counted when its record arrived; BPF may change it at the end.
@@ -193,7 +217,9 @@ class Recorder {
   BuildIdCache cache_;
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
-  std::set<std::pair<std::string, std::string>> in_table_;
+  // The (name, id) pairs in table_, each as the name, a NUL and the id's bytes.
+  std::unordered_set<std::string> in_table_;
+  std::string table_key_;               // Remember's key, built in place: no allocation per MMAP2
   std::unique_ptr<Workload> workload_;  // the command, when record runs one
   bool child_done_ = false;             // the command has exited: child_status_ is its wait status
   int child_status_ = 0;
@@ -307,8 +333,7 @@ Status Recorder::PrepareBpf() {
   if (!loaded.ok()) {
     if (opt_.bpf == Bpf::kOn)
       return Error(loaded.error()).Context("--bpf=on");
-    fprintf(stderr,
-            "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
+    fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
             loaded.error().ToString().c_str());
     return Ok();
   }
@@ -393,13 +418,17 @@ void Recorder::FinishBpf(Features* f) {
   bpf_stats_ = bpf_->stats();
 }
 
-void Recorder::Remember(const std::string& name, const BuildId& id, bool kernel) {
-  auto key = std::make_pair(name, id.ToHex());
-  if (!in_table_.insert(key).second)
+// Runs for every MMAP2 record: under a storm of mmaps, tens of thousands a second.
+void Recorder::Remember(std::string_view name, const BuildId& id, bool kernel) {
+  table_key_.assign(name);
+  table_key_.push_back('\0');
+  table_key_.append(reinterpret_cast<const char*>(id.data()), id.size());
+  if (in_table_.find(table_key_) != in_table_.end())
     return;
+  in_table_.insert(table_key_);
   table_.push_back(BuildIdEntry{
       -1, static_cast<uint16_t>(kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER), id,
-      name});
+      std::string(name)});
 }
 
 // The build id of a mapped file as the recorder reads it itself: by the mapping (map_files),
@@ -552,10 +581,9 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       auto m = ParseMmap2(r, &attr_);
       if (!m.ok())
         break;
-      std::string path(m->filename);
       if (m->has_build_id) {
         by_source_[BuildIdSource::kKernelRecord]++;
-        Remember(path, m->build_id, false);
+        Remember(m->filename, m->build_id, false);
         if (bpf_) {
           bpf_->OnMmap2(*m, m->build_id, BuildIdSource::kKernelRecord,
                         static_cast<uint8_t>(Counted::kKernelRecord));
@@ -563,6 +591,7 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
         break;
       }
       // No id from the kernel: no attr.build_id, or the kernel could not read the file.
+      std::string path(m->filename);
       auto got = MappingBuildId(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
                                 FileIdentity{m->maj, m->min, m->ino, m->ino_generation});
       MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
@@ -644,8 +673,7 @@ void Recorder::Summary() {
     fprintf(stderr,
             "[ bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
             " mappings given an id, %" PRIu64 " frames at another offset, %" PRIu64
-            " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64
-            " stacks dropped ]\n",
+            " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64 " stacks dropped ]\n",
             b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
             disputed_, b.dropped);
   }
@@ -779,6 +807,8 @@ int Recorder::Finish(const Status& recorded) {
   // Write the complete file before waiting for the command: what was recorded must be on
   // disk even if the command is slow to die.
   Status fin = writer_->Finish(FileFeatures());
+  if (!to_stdout())
+    RemoveSuperseded(opt_.output);
   if (workload_ && !child_done_) {
     child_status_ = workload_->Terminate(kTermTimeoutMs);
     child_done_ = true;
@@ -819,7 +849,7 @@ int pbid_cmd_record(int argc, char** argv) {
       {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
       {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
       {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
-      {"bpf", optional_argument, nullptr, 'b'},   {"no-buildid-file", no_argument, nullptr, 'N'},
+      {"bpf", optional_argument, nullptr, 'b'},    {"no-buildid-file", no_argument, nullptr, 'N'},
       {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;

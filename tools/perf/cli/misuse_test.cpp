@@ -89,6 +89,22 @@ TEST(MisuseTest, RecordMovesPreviousFileToOld) {
   unlink((out + ".old").c_str());
 }
 
+// The recording FILE.old held goes when a third one is made: FILE.old is then the second, and
+// the first, moved aside while the command ran, is gone once the recording has ended.
+TEST(MisuseTest, RecordReplacesOldAndLeavesNothingElse) {
+  std::string out = EarlierRecording("third.data");
+  std::string older = out + ".old";
+  std::ofstream(older, std::ios::binary) << "the recording before that";
+  ToolRun r = RunTool("record -q -o " + out + " -- true");
+  ASSERT_EQ(0, r.status) << r.output;
+  EXPECT_EQ(kEarlierRecording, ReadAll(older));
+  struct stat st;
+  EXPECT_NE(0, stat((out + ".old.superseded").c_str(), &st)) << "the first recording is left";
+  EXPECT_TRUE(PerfDataReader::Open(out).ok());
+  unlink(out.c_str());
+  unlink(older.c_str());
+}
+
 // Every number on the command line is parsed strictly, in its range: a usage error (exit 2),
 // never a silently different value (negative -F, a pid cast to 32 bits, an overflowing -m).
 TEST(MisuseTest, NumbersOutOfRangeAreUsageErrors) {
