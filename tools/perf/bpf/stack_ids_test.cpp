@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -56,7 +57,7 @@ std::vector<Map> ReadMaps(pid_t pid) {
 // The build's workload, or the one PBID_WORKLOAD names (a copy in a VM, with its .buildids).
 std::string Workload() {
   const char* w = getenv("PBID_WORKLOAD");
-  return w != nullptr ? w : PBID_WORKLOAD;
+  return w != nullptr ? w : testing::WorkloadBinary();
 }
 
 std::map<std::string, std::string> ExpectedIds() {

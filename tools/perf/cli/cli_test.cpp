@@ -63,8 +63,8 @@ TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {
   pid_t rec = fork();
   ASSERT_GE(rec, 0);
   if (rec == 0) {
-    execl(PBID_PERF_BUILDID, PBID_PERF_BUILDID, "record", "-q", "-o", path.c_str(), "--", "sh",
-          "-c", script.c_str(), static_cast<char*>(nullptr));
+    execl(testing::PerfBuildIdBinary(), testing::PerfBuildIdBinary(), "record", "-q", "-o",
+          path.c_str(), "--", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   auto wait_rec = [&](int ms, int* status) {

@@ -33,7 +33,7 @@ struct ToolRun {
 inline ToolRun RunTool(const std::string& args, const std::string& redirect = "",
                        int timeout_s = 120) {
   testing::CommandResult c = testing::RunCommand(
-      testing::Quote(PBID_PERF_BUILDID) + " " + args + " 2>&1" + redirect, timeout_s);
+      testing::Quote(testing::PerfBuildIdBinary()) + " " + args + " 2>&1" + redirect, timeout_s);
   return ToolRun{c.exit_code, std::move(c.output)};
 }
 

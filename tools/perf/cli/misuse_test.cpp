@@ -396,7 +396,8 @@ TEST(MisuseTest, StdinIsValidatedWhileStreaming) {
       dup2(out[1], STDERR_FILENO);
       close(in[1]);
       close(out[0]);
-      execl(PBID_PERF_BUILDID, PBID_PERF_BUILDID, "maps", "-i", "-", static_cast<char*>(nullptr));
+      execl(testing::PerfBuildIdBinary(), testing::PerfBuildIdBinary(), "maps", "-i", "-",
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     close(in[0]);

@@ -9,11 +9,13 @@
 #include <iterator>
 #include <vector>
 
+#include "util/test_util.h"
+
 namespace pbid {
 namespace {
 
 std::string Fixture(const char* name) {
-  return std::string(PBID_FIXTURES) + "/" + name;
+  return std::string(testing::LibFixturesDir()) + "/" + name;
 }
 
 // What binutils says, as the reference.

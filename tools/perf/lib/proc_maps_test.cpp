@@ -18,7 +18,7 @@ namespace pbid {
 namespace {
 
 std::string Fixture(const char* name) {
-  return std::string(PBID_FIXTURES) + "/" + name;
+  return std::string(testing::LibFixturesDir()) + "/" + name;
 }
 
 TEST(ProcMapsTest, ParsesLines) {

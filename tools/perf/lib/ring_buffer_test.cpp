@@ -14,6 +14,7 @@
 #include "pbid/elf_build_id.h"
 #include "pbid/record_builder.h"
 #include "pbid/records.h"
+#include "util/test_util.h"
 
 namespace pbid {
 namespace {
@@ -137,7 +138,7 @@ class LiveKernelTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(LiveKernelTest, Mmap2RecordsThroughTheRingBuffer) {
   const int with_id = GetParam();
-  const std::string fixture = std::string(PBID_FIXTURES) + "/sha1.so";
+  const std::string fixture = std::string(testing::LibFixturesDir()) + "/sha1.so";
   auto want = ReadElfBuildId(fixture);
   ASSERT_TRUE(want.ok() && *want);
 

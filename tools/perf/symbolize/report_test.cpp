@@ -23,7 +23,7 @@ namespace {
 using namespace pbid::testing;  // NOLINT: test helpers
 
 // The command under test, as users run it.
-const std::string kReport = Quote(PBID_PERF_BUILDID) + " report";
+const std::string kReport = Quote(PerfBuildIdBinary()) + " report";
 
 class ReportTest : public ::testing::Test {
  protected:
@@ -211,7 +211,7 @@ TEST_F(ReportTest, PprofOutputReadByGoTool) {
 class OwnRecorderReportTest : public ReportTest {
  protected:
   void Record(const std::string& flags) {
-    CommandResult r = RunCommand(std::string(PBID_PERF_BUILDID) + " record -q -F 999 " + flags +
+    CommandResult r = RunCommand(std::string(PerfBuildIdBinary()) + " record -q -F 999 " + flags +
                                      " -o " + Quote(data_) + " -- " + Quote(bin_) + " 60000000",
                                  120);
     ASSERT_EQ(0, r.exit_code) << r.output;

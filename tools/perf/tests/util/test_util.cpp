@@ -30,6 +30,18 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+const char* PerfBuildIdBinary() {
+  return PBID_PERF_BUILDID;
+}
+
+const char* LibFixturesDir() {
+  return PBID_FIXTURES;
+}
+
+const char* WorkloadBinary() {
+  return PBID_WORKLOAD;
+}
+
 std::string TempPath(const std::string& name) {
   return std::string(::testing::TempDir()) + "/pbid-" + std::to_string(getpid()) + "-" + name;
 }

@@ -27,6 +27,13 @@ class TempDir {
   std::string path_;
 };
 
+// Paths in this build: perf-buildid, the ELF fixtures of the library's tests, and the BPF
+// tests' workload. Only test_util.cpp is compiled with them, so that a clone at another path
+// recompiles that file alone: ccache keys a file on its -D values, which hold the path.
+const char* PerfBuildIdBinary();
+const char* LibFixturesDir();
+const char* WorkloadBinary();
+
 // A file name in gtest's temporary directory, unique to this process: "<tmp>/pbid-PID-name".
 std::string TempPath(const std::string& name);
 
