@@ -6,7 +6,9 @@
 # The root is made with mmdebstrap from this machine's own Debian mirror (the sources come
 # from scripts/debian-sources.sh) and cached outside the clone, like the kernels, under
 # $CACHE/roots/, keyed by its package list. The build directory lives in the root, so a second
-# run rebuilds only what changed. Needs root (chroot and mounts).
+# run rebuilds only what changed; a fresh clone gives every file a new time, so the compiles
+# also go through the root's own ccache, whose cache lives beside the root (bullseye's ccache
+# keeps its own cache, not the host's). Needs root (chroot and mounts).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -18,7 +20,7 @@ repo=$(cd "$here/.." && pwd)
 # build dependency reaches the root, and its cache key, by itself.
 mapfile -t ROOT_PKGS < <(
 	{
-		echo build-essential fakeroot rsync
+		echo build-essential ccache fakeroot rsync
 		sed -n '/^Build-Depends:/,/^[^ ]/p' "$repo/debian/control" | sed 's/^Build-Depends://' |
 			grep -v '^[A-Z]' | tr ',' '\n' | sed 's/[(<].*//; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/'
 	} | tr ' ' '\n' | grep -v '^$' | sort -u)
@@ -68,20 +70,26 @@ git -C "$repo" ls-files -co --exclude-standard >"$list"
 rm -rf "$root/src"
 mkdir -p "$root/src" "$root/build"
 rsync -a --files-from="$list" "$repo/" "$root/src/"
+ccache=$CACHE/ccache-debian11
+mkdir -p "$ccache"
 commit=$(git -C "$repo" rev-parse --short=12 HEAD)
 git -C "$repo" diff --quiet HEAD -- . || commit+=-dirty
 
 # A private mount namespace: /proc, /sys and /dev for the tests, gone when the build ends.
 progress "debian11 build" "make deb (build, ctest), apt-get install in $(basename "$root")"
-unshare --mount --fork bash -s "$root" "$commit" <<'INNER'
+unshare --mount --fork bash -s "$root" "$commit" "$ccache" <<'INNER'
 set -euo pipefail
 root=$1
 commit=$2
+ccache=$3
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount --rbind /dev "$root/dev"
+mkdir -p "$root/ccache"
+mount --bind "$ccache" "$root/ccache"
 exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
-	PBID_GIT_COMMIT="$commit" bash -s <<'CHROOT'
+	PBID_GIT_COMMIT="$commit" CCACHE_DIR=/ccache CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=2G \
+	bash -s <<'CHROOT'
 set -euo pipefail
 echo "debian11: $(. /etc/os-release && echo "$PRETTY_NAME"), $(gcc --version | head -1)," \
 	"$(cmake --version | head -1), gtest $(dpkg-query -W -f='${Version}' libgtest-dev)," \
