@@ -7,8 +7,8 @@
 # from scripts/debian-sources.sh) and cached outside the clone, like the kernels, under
 # $CACHE/roots/, keyed by its package list. The build directory lives in the root, so a second
 # run rebuilds only what changed; a fresh clone gives every file a new time, so the compiles
-# also go through the root's own ccache, whose cache lives beside the root (bullseye's ccache
-# keeps its own cache, not the host's). Needs root (chroot and mounts).
+# also go through the root's own ccache. Its cache lives beside the root, not in the host's:
+# another ccache version, another compiler. Needs root (chroot and mounts).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)

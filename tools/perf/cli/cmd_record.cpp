@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "cli.h"
@@ -128,37 +129,48 @@ std::string ReadLine(const std::string& path) {
   return s;
 }
 
-// Where BackupOld puts the recording that FILE.old held until the new recording has ended.
-std::string Superseded(const std::string& path) {
-  return path + ".old.superseded";
-}
+// A file kept open, O_PATH, so that the kernel frees it when this lets go, not when its last
+// name goes.
+class HeldFile {
+ public:
+  HeldFile() = default;
+  explicit HeldFile(int fd) : fd_(fd) {}
+  ~HeldFile() { Release(); }
+  HeldFile(const HeldFile&) = delete;
+  HeldFile& operator=(const HeldFile&) = delete;
+  HeldFile& operator=(HeldFile&& o) noexcept {
+    if (this != &o) {
+      Release();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  void Release() {
+    if (fd_ >= 0)
+      close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 // perf's check_backup: a non-empty FILE is kept as FILE.old when a new recording replaces it.
-// This runs while the command already runs and nothing drains the ring yet, and freeing a
-// file's pages and blocks takes tens of milliseconds for a recording of a few dozen MB: enough
-// for a command that maps files fast to overflow the ring. So the recording that FILE.old held
-// is only renamed aside here, which frees nothing, and RemoveSuperseded deletes it at the end.
-Status BackupOld(const std::string& path) {
+// This runs while the command already runs and nothing drains the ring yet, and freeing the
+// recording FILE.old held takes tens of milliseconds for a few dozen MB: enough for a command
+// that maps files fast to overflow the ring. So *held keeps that recording open, and it is
+// freed when *held lets go, after the recording. (A killed recorder's files close with it.)
+Status BackupOld(const std::string& path, HeldFile* held) {
   struct stat st;
   if (stat(path.c_str(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
     return Ok();
   std::string old = path + ".old";
-  if (rename(old.c_str(), Superseded(path).c_str()) < 0 && errno != ENOENT)
-    return Error::Sys(old, errno, "cannot move aside");
-  if (rename(path.c_str(), old.c_str()) < 0) {
-    Error e = Error::Sys(path, errno, "cannot move the previous recording to " + old);
-    rename(Superseded(path).c_str(), old.c_str());  // FILE.old as it was
-    return e;
-  }
+  // Without it (none, or it cannot be opened) the rename frees it at once, as it always did.
+  HeldFile previous(open(old.c_str(), O_PATH | O_CLOEXEC));
+  if (rename(path.c_str(), old.c_str()) < 0)
+    return Error::Sys(path, errno, "cannot move the previous recording to " + old);
+  *held = std::move(previous);
   return Ok();
-}
-
-void RemoveSuperseded(const std::string& path) {
-  std::string superseded = Superseded(path);
-  if (unlink(superseded.c_str()) < 0 && errno != ENOENT) {
-    fprintf(stderr, "perf-buildid record: cannot remove %s: %s\n", superseded.c_str(),
-            strerror(errno));
-  }
 }
 
 struct Options {
@@ -214,6 +226,7 @@ class Recorder {
   EventAttr attr_;
   bool fallback_ = false;
   std::unique_ptr<PerfDataWriter> writer_;
+  HeldFile superseded_;  // the recording FILE.old held before this one (BackupOld)
   BuildIdCache cache_;
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
@@ -423,9 +436,8 @@ void Recorder::Remember(std::string_view name, const BuildId& id, bool kernel) {
   table_key_.assign(name);
   table_key_.push_back('\0');
   table_key_.append(reinterpret_cast<const char*>(id.data()), id.size());
-  if (in_table_.find(table_key_) != in_table_.end())
+  if (!in_table_.insert(table_key_).second)
     return;
-  in_table_.insert(table_key_);
   table_.push_back(BuildIdEntry{
       -1, static_cast<uint16_t>(kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER), id,
       std::string(name)});
@@ -745,7 +757,7 @@ Status Recorder::Prepare() {
     PBID_RETURN_IF_ERROR(workload_->Go());
   // A recording exists now: the previous file becomes FILE.old and this one takes its name.
   if (!to_stdout())
-    PBID_RETURN_IF_ERROR(BackupOld(opt_.output));
+    PBID_RETURN_IF_ERROR(BackupOld(opt_.output, &superseded_));
   return writer_->Publish();
 }
 
@@ -807,8 +819,7 @@ int Recorder::Finish(const Status& recorded) {
   // Write the complete file before waiting for the command: what was recorded must be on
   // disk even if the command is slow to die.
   Status fin = writer_->Finish(FileFeatures());
-  if (!to_stdout())
-    RemoveSuperseded(opt_.output);
+  superseded_.Release();
   if (workload_ && !child_done_) {
     child_status_ = workload_->Terminate(kTermTimeoutMs);
     child_done_ = true;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,20 +90,39 @@ TEST(MisuseTest, RecordMovesPreviousFileToOld) {
   unlink((out + ".old").c_str());
 }
 
-// The recording FILE.old held goes when a third one is made: FILE.old is then the second, and
-// the first, moved aside while the command ran, is gone once the recording has ended.
-TEST(MisuseTest, RecordReplacesOldAndLeavesNothingElse) {
+// The recording FILE.old held goes when a third one is made, but only once the recording has
+// ended: freeing it while the command starts stalls the first drain. The command sees it still
+// held by the recorder (its parent), under its old name and deleted.
+TEST(MisuseTest, RecordFreesTheOldestRecordingAfterTheRecording) {
   std::string out = EarlierRecording("third.data");
   std::string older = out + ".old";
   std::ofstream(older, std::ios::binary) << "the recording before that";
-  ToolRun r = RunTool("record -q -o " + out + " -- true");
-  ASSERT_EQ(0, r.status) << r.output;
+  // By its file name: /proc shows the path normalized (TempPath's may hold "//").
+  std::string name = older.substr(older.rfind('/') + 1);
+  std::string held = "ls -l /proc/$PPID/fd | grep -qF " + testing::Quote("/" + name + " (deleted)");
+  ToolRun r = RunTool(
+      "record -q -o " + out + " -- sh -c " +
+      testing::Quote("for i in $(seq 100); do " + held + " && exit 0; sleep 0.02; done; exit 1"));
+  EXPECT_EQ(0, r.status) << "the oldest recording was not held while the command ran\n" << r.output;
   EXPECT_EQ(kEarlierRecording, ReadAll(older));
-  struct stat st;
-  EXPECT_NE(0, stat((out + ".old.superseded").c_str(), &st)) << "the first recording is left";
   EXPECT_TRUE(PerfDataReader::Open(out).ok());
   unlink(out.c_str());
   unlink(older.c_str());
+}
+
+// The build-id table names each (file, id) once, however often the file is mapped.
+TEST(MisuseTest, RecordTableNamesEachFileOnce) {
+  std::string out = TempPath("once.data");
+  ToolRun r = RunTool("record -q -o " + out + " -- sh -c '/bin/true; /bin/true; /bin/true'");
+  ASSERT_EQ(0, r.status) << r.output;
+  auto reader = PerfDataReader::Open(out);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  ASSERT_TRUE((*reader)->features().build_ids.has_value());
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const BuildIdEntry& e : *(*reader)->features().build_ids)
+    EXPECT_TRUE(seen.emplace(e.filename, e.build_id.ToHex()).second) << e.filename;
+  EXPECT_FALSE(seen.empty());
+  unlink(out.c_str());
 }
 
 // Every number on the command line is parsed strictly, in its range: a usage error (exit 2),

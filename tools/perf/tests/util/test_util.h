@@ -28,8 +28,9 @@ class TempDir {
 };
 
 // Paths in this build: perf-buildid, the ELF fixtures of the library's tests, and the BPF
-// tests' workload. Only test_util.cpp is compiled with them, so that a clone at another path
-// recompiles that file alone: ccache keys a file on its -D values, which hold the path.
+// tests' workload. Only this header's test_util.cpp is compiled with them (and the symbolizer
+// tests' own test_util.cpp with theirs), so that a clone at another path recompiles those
+// files alone: ccache keys a file on its -D values, which hold the path.
 const char* PerfBuildIdBinary();
 const char* LibFixturesDir();
 const char* WorkloadBinary();
