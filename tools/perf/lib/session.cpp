@@ -104,42 +104,48 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   stats_.mappings_by_source[m.source]++;
   Forget(m.pid);
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
-  std::shared_ptr<Tree>& slot = maps_[m.pid];
-  std::pmr::polymorphic_allocator<Tree> alloc(&pool_);
+  std::shared_ptr<Table>& slot = maps_[m.pid];
   if (!slot)
-    slot = std::allocate_shared<Tree>(alloc);
+    slot = std::make_shared<Table>();
   else if (slot.use_count() > 1)
-    slot = std::allocate_shared<Tree>(alloc, *slot);  // copy on write
-  Tree& tree = *slot;
-  // The kernel's tree keeps its kernel-image spans indexed too, for Find's fallback.
-  bool kernel_tree = m.pid == -1;
-  // What survives: a piece of the first span it overlaps and one of the last, and itself.
-  std::pair<uint64_t, Span> keep[3];
-  size_t kept = 0;
-  auto it = tree.lower_bound(m.start);
-  if (it != tree.begin())
-    --it;
-  while (it != tree.end() && it->first < m.end) {
-    uint64_t s = it->first, e = it->second.end;
-    if (e <= m.start) {
-      ++it;
-      continue;
+    slot = std::make_shared<Table>(*slot);  // copy on write
+  Table& table = *slot;
+  // The kernel's table keeps its kernel-image spans indexed too, for Find's fallback.
+  bool kernel_table = m.pid == -1;
+  // [first, last): the spans it overlaps. Only the span before the first one starting at or
+  // after m.start can reach into it from below.
+  auto first = std::lower_bound(table.begin(), table.end(), m.start,
+                                [](const Span& s, uint64_t a) { return s.start < a; });
+  if (first != table.begin() && std::prev(first)->end > m.start)
+    --first;
+  auto last = first;
+  while (last != table.end() && last->start < m.end)
+    ++last;
+  // What replaces them, in address order: a piece of the first from below, the new mapping, a
+  // piece of the last from above.
+  Span pieces[3];
+  size_t n = 0;
+  if (first != last && first->start < m.start)
+    pieces[n++] = Span{first->start, m.start, first->idx};
+  pieces[n++] = Span{m.start, m.end, idx};
+  if (first != last && std::prev(last)->end > m.end)
+    pieces[n++] = Span{m.end, std::prev(last)->end, std::prev(last)->idx};
+  if (kernel_table) {
+    for (auto it = first; it != last; ++it)
+      kernel_images_.erase(it->start);
+    for (size_t i = 0; i < n; i++) {
+      if (IsKernelImage(mappings_[pieces[i].idx].path))
+        kernel_images_[pieces[i].start] = pieces[i].idx;
     }
-    if (s < m.start)
-      keep[kept++] = {s, Span{m.start, it->second.idx}};
-    if (e > m.end)
-      keep[kept++] = {m.end, Span{e, it->second.idx}};
-    if (kernel_tree)
-      kernel_images_.erase(s);
-    it = tree.erase(it);
   }
-  keep[kept++] = {m.start, Span{m.end, idx}};
-  for (size_t i = 0; i < kept; i++) {
-    const auto& k = keep[i];
-    tree[k.first] = k.second;
-    if (kernel_tree && IsKernelImage(mappings_[k.second.idx].path))
-      kernel_images_[k.first] = k.second.idx;
-  }
+  // Overwrite the overlapped spans in place, then insert or erase the difference.
+  size_t overlapped = static_cast<size_t>(last - first);
+  size_t pos = static_cast<size_t>(first - table.begin());
+  if (overlapped < n)
+    table.insert(last, n - overlapped, Span{});
+  else
+    table.erase(first + static_cast<std::ptrdiff_t>(n), last);
+  std::copy(pieces, pieces + n, table.begin() + static_cast<std::ptrdiff_t>(pos));
 }
 
 const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
@@ -150,18 +156,19 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
 size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
   int32_t key = kernel ? -1 : pid;
   SpanMemo& memo = MemoFor(key);
-  if (memo.pid == key && ip >= memo.start && ip < memo.span.end)
+  if (memo.pid == key && ip >= memo.span.start && ip < memo.span.end)
     return memo.span.idx;
   auto t = maps_.find(key);
   if (t == maps_.end())
     return kNoMapping;
-  const Tree& tree = *t->second;
-  auto it = tree.upper_bound(ip);
-  if (it != tree.begin()) {
+  const Table& table = *t->second;
+  auto it = std::upper_bound(table.begin(), table.end(), ip,
+                             [](uint64_t a, const Span& s) { return a < s.start; });
+  if (it != table.begin()) {
     --it;
-    if (ip < it->second.end) {
-      memo = SpanMemo{key, it->first, it->second};
-      return it->second.idx;
+    if (ip < it->end) {
+      memo = SpanMemo{key, *it};
+      return it->idx;
     }
   }
   if (!kernel)

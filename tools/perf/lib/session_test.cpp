@@ -288,6 +288,36 @@ TEST(SessionIndexTest, LookupsSeeTablesChangeBetweenSamples) {
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
+// A mapping replaces what it overlaps, in one process's table: whole spans go, the spans it
+// cuts keep their pieces outside it, and neighbours that only touch it are left alone.
+TEST(SessionIndexTest, AMappingReplacesOnlyWhatItOverlaps) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x1000, 0x4000, "/a", 1), kUser, &a),  // [0x1000, 0x5000)
+      *BuildMmap2(Map(10, 0x5000, 0x1000, "/b", 2), kUser, &a),  // [0x5000, 0x6000)
+      *BuildMmap2(Map(10, 0x6000, 0x3000, "/c", 3), kUser, &a),  // [0x6000, 0x9000)
+      // Over the top of /a, all of /b and the bottom of /c.
+      *BuildMmap2(Map(10, 0x3000, 0x4000, "/n", 4), kUser, &a),  // [0x3000, 0x7000)
+      // Inside what is left of /c.
+      *BuildMmap2(Map(10, 0x7800, 0x100, "/d", 5), kUser, &a),
+      // Below everything, touching /a.
+      *BuildMmap2(Map(10, 0x800, 0x800, "/e", 6), kUser, &a),
+  };
+  std::vector<std::pair<uint64_t, std::string>> probes = {
+      {0x7ff, "-"},   {0x800, "/e"},  {0xfff, "/e"},  {0x1000, "/a"}, {0x2fff, "/a"},
+      {0x3000, "/n"}, {0x5500, "/n"}, {0x6fff, "/n"}, {0x7000, "/c"}, {0x77ff, "/c"},
+      {0x7800, "/d"}, {0x78ff, "/d"}, {0x7900, "/c"}, {0x8fff, "/c"}, {0x9000, "-"},
+  };
+  std::vector<std::string> want;
+  uint64_t time = 10;
+  for (const auto& [ip, path] : probes) {
+    recs.push_back(Sample(kUser, 10, ip, time++, a));
+    want.push_back(path);
+  }
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
 // The session remembers the mapping each process's last sample hit: a mapping that replaces
 // it, and another process in the same memo slot (pids 256 apart), must not see the old answer.
 TEST(SessionIndexTest, RememberedHitsFollowTheTables) {

@@ -27,7 +27,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -169,26 +168,25 @@ class Session {
   std::vector<Dso> dsos_;
   // DSO path -> the indices into dsos_ of its DSOs (one per build id; nearly always one).
   std::unordered_map<std::string, std::vector<size_t>> dsos_by_path_;
-  // pid -> start address -> index into mappings_
+  // [start, end) of a process's address space -> index into mappings_.
   struct Span {
-    uint64_t end;
+    uint64_t start, end;
     size_t idx;
   };
-  // Shared by a process and the children it forked until one of them maps something: a FORK
-  // costs O(1), not a copy of the parent's table.
-  // The tables' nodes come from one pool: a file holds tens of thousands of processes, and
-  // the pool hands their nodes back in large blocks, not one free() each.
-  using Tree = std::pmr::map<uint64_t, Span>;
-  std::pmr::unsynchronized_pool_resource pool_;
-  std::pmr::unordered_map<int32_t, std::shared_ptr<Tree>> maps_{&pool_};
+  // A process's spans, sorted by start and disjoint. Shared by a process and the children it
+  // forked until one of them maps something: a FORK costs O(1), and the first change after it
+  // copies the table. A sorted array, not a tree, so that copy is one allocation and a memcpy:
+  // a file holds tens of thousands of short processes, and copying trees node by node was the
+  // largest single cost of replaying one.
+  using Table = std::vector<Span>;
+  std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
   // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
   // Most samples of a process hit the mapping its previous one hit, while samples of a few
   // processes interleave. A process's entry is forgotten when its table changes (AddMapping,
   // OnFork); an empty span (end 0) matches nothing.
   struct SpanMemo {
     int32_t pid = 0;
-    uint64_t start = 0;
-    Span span{0, 0};
+    Span span{0, 0, 0};
   };
   mutable SpanMemo memo_[256];
   SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
