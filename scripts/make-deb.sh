@@ -3,7 +3,8 @@
 # dpkg-buildpackage (debhelper, debian/) from a copy of the tree in OUTDIR/src, so that
 # neither the build nor dpkg-buildpackage's ../*.deb touch the clone. debian/changelog is
 # written into the copy from VERSION, which stays the one place the version is kept.
-# Set DEB_BUILD_OPTIONS=nocheck to skip the unit tests during the package build.
+# Set DEB_BUILD_OPTIONS=nocheck to skip the unit tests during the package build; the tests are
+# then not built either (BUILD_TESTING=OFF).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
