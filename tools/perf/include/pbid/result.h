@@ -7,6 +7,7 @@
 #define PBID_RESULT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -99,16 +100,21 @@ class [[nodiscard]] Result {
 template <>
 class [[nodiscard]] Result<void> {
  public:
-  Result() = default;
-  Result(Error error) : err_(std::move(error)), ok_(false) {}  // NOLINT: implicit
+  // Not "= default": Ok() value-initializes, which would zero the Error's storage too.
+  Result() {}                                      // NOLINT: not = default, see above
+  Result(Error error) : err_(std::move(error)) {}  // NOLINT: implicit
 
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
-  const Error& error() const { return err_; }
+  bool ok() const { return !err_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  // An empty Error when ok().
+  const Error& error() const {
+    static const Error kNone;
+    return err_ ? *err_ : kNone;
+  }
 
  private:
-  Error err_;
-  bool ok_ = true;
+  // Empty when ok: a success, returned for every record on the hot paths, builds no Error.
+  std::optional<Error> err_;
 };
 
 using Status = Result<void>;
