@@ -105,10 +105,15 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   Forget(m.pid);
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
   std::shared_ptr<Table>& slot = maps_[m.pid];
-  if (!slot)
+  if (!slot) {
     slot = std::make_shared<Table>();
-  else if (slot.use_count() > 1)
-    slot = std::make_shared<Table>(*slot);  // copy on write
+  } else if (slot.use_count() > 1) {
+    // Copy on write, with room for the up to two spans this adds: one allocation, not two.
+    auto copy = std::make_shared<Table>();
+    copy->reserve(slot->size() + 2);
+    copy->assign(slot->begin(), slot->end());
+    slot = std::move(copy);
+  }
   Table& table = *slot;
   // The kernel's table keeps its kernel-image spans indexed too, for Find's fallback.
   bool kernel_table = m.pid == -1;
@@ -138,7 +143,9 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
         kernel_images_[pieces[i].start] = pieces[i].idx;
     }
   }
-  // Overwrite the overlapped spans in place, then insert or erase the difference.
+  // Overwrite the overlapped spans in place, then insert or erase the difference. The move of
+  // the spans above is linear in the table's size: a process maps hundreds of files, not the
+  // tens of thousands that would make a tree worth its per-node cost.
   size_t overlapped = static_cast<size_t>(last - first);
   size_t pos = static_cast<size_t>(first - table.begin());
   if (overlapped < n)

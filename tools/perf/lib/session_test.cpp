@@ -318,6 +318,36 @@ TEST(SessionIndexTest, AMappingReplacesOnlyWhatItOverlaps) {
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
+// The other cases: a mapping that covers spans exactly (their neighbours stay whole), one that
+// starts where another ends, and one above every span.
+TEST(SessionIndexTest, AMappingOverWholeSpansLeavesItsNeighboursWhole) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x1000, 0x1000, "/a", 1), kUser, &a),  // [0x1000, 0x2000)
+      *BuildMmap2(Map(10, 0x2000, 0x1000, "/b", 2), kUser, &a),  // [0x2000, 0x3000)
+      *BuildMmap2(Map(10, 0x3000, 0x1000, "/c", 3), kUser, &a),  // [0x3000, 0x4000)
+      *BuildMmap2(Map(10, 0x4000, 0x1000, "/d", 4), kUser, &a),  // [0x4000, 0x5000)
+      *BuildMmap2(Map(10, 0x2000, 0x2000, "/n", 5), kUser, &a),  // exactly /b and /c
+      *BuildMmap2(Map(10, 0x5000, 0x1000, "/e", 6), kUser, &a),  // starts where /d ends
+      *BuildMmap2(Map(10, 0x9000, 0x1000, "/f", 7), kUser, &a),  // above everything
+  };
+  // No two probes in a row fall in one span: the session remembers the last span a process's
+  // sample hit, and would answer a second probe there without looking at the table.
+  std::vector<std::pair<uint64_t, std::string>> probes = {
+      {0x3fff, "/n"}, {0x1000, "/a"}, {0x2000, "/n"}, {0x1fff, "/a"}, {0x4000, "/d"},
+      {0x5000, "/e"}, {0x4fff, "/d"}, {0x5fff, "/e"}, {0x9000, "/f"}, {0x6000, "-"},
+      {0x9fff, "/f"}, {0x8fff, "-"},  {0xa000, "-"},  {0xfff, "-"},
+  };
+  std::vector<std::string> want;
+  uint64_t time = 10;
+  for (const auto& [ip, path] : probes) {
+    recs.push_back(Sample(kUser, 10, ip, time++, a));
+    want.push_back(path);
+  }
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
 // The session remembers the mapping each process's last sample hit: a mapping that replaces
 // it, and another process in the same memo slot (pids 256 apart), must not see the old answer.
 TEST(SessionIndexTest, RememberedHitsFollowTheTables) {
