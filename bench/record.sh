@@ -3,11 +3,12 @@
 #
 # What recording costs, perf-buildid record against perf record --buildid-mmap, with the same
 # frequency (-F) and ring buffer size (-m), the tools alternating in one invocation:
-#  - overhead: a fixed amount of CPU work (sha256 over /dev/zero), its wall time under each
-#    profiler against its time alone, as measured by /usr/bin/time inside the profiler. The
-#    ratio is taken within each round (the three runs back to back), then its median: a
-#    virtual machine's speed drifts by more than the overhead between rounds. Beside it, the
-#    recorder's own CPU time: the whole command's user+sys less the workload's;
+#  - overhead: a fixed amount of CPU work (sha256 over /dev/zero, two pipelines at once so that
+#    both cores are busy), its wall time under each profiler against its time alone, as
+#    measured by /usr/bin/time inside the profiler. Each round runs none, one profiler, none,
+#    the other, none, back to back, and a profiler's run is compared with the mean of the two
+#    runs around it (so a steady drift of the machine cancels); then the median over rounds.
+#    Beside it, the recorder's own CPU time: the whole command's user+sys less the workload's;
 #  - mmap storm: bench/src/mmap_storm maps 1000 small distinct ELF files executable in a loop
 #    for a few seconds; the records lost (the sum of PERF_RECORD_LOST's counts) and the MMAP2
 #    records kept, both counted by `perf report -D` on each tool's file.
@@ -41,14 +42,20 @@ for ((i = 1; i <= 1000; i++)); do cp "$work/mmap_storm" "$work/elves/e$i"; done
 storm_files=("$work"/elves/e*)
 
 # The CPU-bound work, timed from inside the profiler so that its start-up does not count.
+half=$((work_mb / 2))
 cat >"$work/cpu.sh" <<EOF
-exec /usr/bin/time -f '%e %U %S' -o "\$1" sh -c 'head -c ${work_mb}M /dev/zero | sha256sum >/dev/null'
+#!/bin/sh
+exec /usr/bin/time -f '%e %U %S' -o "\$1" sh -c '
+	head -c ${half}M /dev/zero | sha256sum >/dev/null &
+	head -c ${half}M /dev/zero | sha256sum >/dev/null
+	wait'
 EOF
 chmod +x "$work/cpu.sh"
 
-# run_cpu ROUND TOOL: one timed run of the CPU work under TOOL (or none).
+# run_cpu ROUND SLOT TOOL: one timed run of the CPU work under TOOL (or none), the SLOT-th
+# (1 to 5) of its round.
 run_cpu() {
-	local round=$1 tool=$2 t=$work/t total=$work/total
+	local round=$1 slot=$2 tool=$3 t=$work/t total=$work/total
 	local timed=(/usr/bin/time -f '%U %S' -o "$total")
 	case $tool in
 	none) "${timed[@]}" "$work/cpu.sh" "$t" ;;
@@ -56,12 +63,13 @@ run_cpu() {
 	perf-buildid) "${timed[@]}" "$pbid" record -q -g -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
 	esac >/dev/null 2>"$work/err" || { cat "$work/err" >&2; die "$tool: the CPU workload failed"; }
 	# $t: the workload's wall, user and sys; $total: the whole command's user and sys.
-	local wall own
-	read -r wall own < <(awk 'NR == FNR { w = $1; wc = $2 + $3; next } { print w, $1 + $2 - wc }' "$t" "$total")
-	[ "$tool" = none ] && own=0
-	printf 'cpu\t%s\t%s\t\t\t%s\t%s\n' "$tool" "$wall" "$round" "$own" >>"$tsv"
+	local wall own cores
+	read -r wall own cores < <(awk 'NR == FNR { w = $1; wc = $2 + $3; next }
+		{ print w, $1 + $2 - wc, wc / w }' "$t" "$total")
+	printf 'cpu\t%s\t%s\t\t\t%s\t%s\t%s\t%s\n' "$tool" "$wall" "$round" "$own" "$slot" "$cores" >>"$tsv"
 }
 
+# run_storm TOOL: one storm under TOOL; counts from perf's own reading of the file.
 run_storm() {
 	local tool=$1 f=$work/s.data maps lost mmap2
 	case $tool in
@@ -77,22 +85,29 @@ run_storm() {
 	printf 'storm\t%s\t%s\t%s\t%s\n' "$tool" "$maps" "$lost" "$mmap2" >>"$tsv"
 }
 
-printf 'bench\ttool\tvalue\tlost\tmmap2\tround\trecorder_cpu\n' >"$tsv"
+printf 'bench\ttool\tvalue\tlost\tmmap2\tround\trecorder_cpu\tslot\tcores\n' >"$tsv"
 for ((r = 1; r <= runs; r++)); do
 	echo "bench: record round $r of $runs" >&2
-	if [ $((r % 2)) = 1 ]; then order=(none perf perf-buildid); else order=(perf-buildid perf none); fi
-	for t in "${order[@]}"; do run_cpu "$r" "$t"; done
-	for t in "${order[@]}"; do [ "$t" = none ] || run_storm "$t"; done
+	if [ $((r % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi
+	order=(none "${tools[0]}" none "${tools[1]}" none)
+	for ((s = 0; s < 5; s++)); do run_cpu "$r" "$((s + 1))" "${order[s]}"; done
+	for t in "${tools[@]}"; do run_storm "$t"; done
 done
 
 awk -F '\t' -v runs="$runs" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
 	"$BENCH_AWK_STATS"'
-$1 == "cpu" { t[$2] = t[$2] " " $3; at[$2, $6] = $3; own[$2] = own[$2] " " $7 }
+$1 == "cpu" {
+	t[$2] = t[$2] " " $3; at[$6, $8] = $3
+	if ($2 == "none") cores = cores " " $9
+	else { own[$2] = own[$2] " " $7; slot[$2, $6] = $8 }
+}
 $1 == "storm" { maps[$2] = maps[$2] " " $3; lost[$2] = lost[$2] " " $4; mm[$2] = mm[$2] " " $5; lsum[$2] += $4 }
 END {
-	printf "CPU-bound work (sha256 of %s MB), %d rounds of the three runs back to back. Overhead: the\n", mb, runs
-	print "median over rounds of the wall time of the workload with the profiler against its time alone in the"
-	print "same round (range in parentheses). Recorder CPU: user+sys seconds of the profiler itself, median."
+	printf "CPU-bound work (sha256 of %s MB in two pipelines; alone it kept %.2f cores busy, median),\n", mb, median(cores)
+	printf "%d rounds of none, one profiler, none, the other, none, back to back. Overhead: the median over\n", runs
+	print "rounds of the workload wall time with the profiler against the mean of the two runs without one"
+	print "around it (range in parentheses). Recorder CPU: user+sys seconds of the profiler itself, median"
+	print "(range)."
 	print ""
 	print "| profiler | workload s (median) | overhead | recorder CPU s |"
 	print "| --- | ---: | ---: | ---: |"
@@ -100,9 +115,11 @@ END {
 	n = split("perf perf-buildid", tools, " ")
 	for (i = 1; i <= n; i++) {
 		ratios = ""
-		for (r = 1; r <= runs; r++)
-			ratios = ratios " " sprintf("%+.1f", (at[tools[i], r] / at["none", r] - 1) * 100)
-		printf "| %s | %.2f | %+.1f%% (%s%%) | %.2f |\n", tools[i], median(t[tools[i]]), median(ratios), spread(ratios), median(own[tools[i]])
+		for (r = 1; r <= runs; r++) {
+			k = slot[tools[i], r]
+			ratios = ratios " " sprintf("%+.1f", (at[r, k] / ((at[r, k - 1] + at[r, k + 1]) / 2) - 1) * 100)
+		}
+		printf "| %s | %.2f | %+.1f%% (%s%%) | %.2f (%s) |\n", tools[i], median(t[tools[i]]), median(ratios), spread(ratios), median(own[tools[i]]), spread(own[tools[i]])
 	}
 	printf "\nmmap storm (%d s over 1000 small ELF files), median of %d runs; lost = records the kernel dropped:\n\n", ss, runs
 	print "| profiler | mmaps made | MMAP2 records kept | records lost (median) | records lost (all runs) |"
