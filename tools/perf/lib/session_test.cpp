@@ -288,6 +288,19 @@ TEST(SessionIndexTest, LookupsSeeTablesChangeBetweenSamples) {
   EXPECT_EQ(want, SamplePaths({a}, recs));
 }
 
+// Appends a user sample of process 10 for each probe address, after recs, and expects each to
+// land in the mapping with the probe's path ("-": none).
+void ExpectProbes(const EventAttr& a, std::vector<RecordBytes> recs,
+                  const std::vector<std::pair<uint64_t, std::string>>& probes) {
+  std::vector<std::string> want;
+  uint64_t time = 10;
+  for (const auto& [ip, path] : probes) {
+    recs.push_back(Sample(PERF_RECORD_MISC_USER, 10, ip, time++, a));
+    want.push_back(path);
+  }
+  EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
 // A mapping replaces what it overlaps, in one process's table: whole spans go, the spans it
 // cuts keep their pieces outside it, and neighbours that only touch it are left alone.
 TEST(SessionIndexTest, AMappingReplacesOnlyWhatItOverlaps) {
@@ -309,13 +322,7 @@ TEST(SessionIndexTest, AMappingReplacesOnlyWhatItOverlaps) {
       {0x3000, "/n"}, {0x5500, "/n"}, {0x6fff, "/n"}, {0x7000, "/c"}, {0x77ff, "/c"},
       {0x7800, "/d"}, {0x78ff, "/d"}, {0x7900, "/c"}, {0x8fff, "/c"}, {0x9000, "-"},
   };
-  std::vector<std::string> want;
-  uint64_t time = 10;
-  for (const auto& [ip, path] : probes) {
-    recs.push_back(Sample(kUser, 10, ip, time++, a));
-    want.push_back(path);
-  }
-  EXPECT_EQ(want, SamplePaths({a}, recs));
+  ExpectProbes(a, recs, probes);
 }
 
 // The other cases: a mapping that covers spans exactly (their neighbours stay whole), one that
@@ -339,13 +346,7 @@ TEST(SessionIndexTest, AMappingOverWholeSpansLeavesItsNeighboursWhole) {
       {0x5000, "/e"}, {0x4fff, "/d"}, {0x5fff, "/e"}, {0x9000, "/f"}, {0x6000, "-"},
       {0x9fff, "/f"}, {0x8fff, "-"},  {0xa000, "-"},  {0xfff, "-"},
   };
-  std::vector<std::string> want;
-  uint64_t time = 10;
-  for (const auto& [ip, path] : probes) {
-    recs.push_back(Sample(kUser, 10, ip, time++, a));
-    want.push_back(path);
-  }
-  EXPECT_EQ(want, SamplePaths({a}, recs));
+  ExpectProbes(a, recs, probes);
 }
 
 // The session remembers the mapping each process's last sample hit: a mapping that replaces
