@@ -65,7 +65,7 @@ run_cpu() {
 	# $t: the workload's wall, user and sys; $total: the whole command's user and sys.
 	local wall own cores
 	read -r wall own cores < <(awk 'NR == FNR { w = $1; wc = $2 + $3; next }
-		{ print w, $1 + $2 - wc, wc / w }' "$t" "$total")
+		{ print w, $1 + $2 - wc, (w > 0 ? wc / w : 0) }' "$t" "$total")
 	printf 'cpu\t%s\t%s\t\t\t%s\t%s\t%s\t%s\n' "$tool" "$wall" "$round" "$own" "$slot" "$cores" >>"$tsv"
 }
 
@@ -117,7 +117,8 @@ END {
 		ratios = ""
 		for (r = 1; r <= runs; r++) {
 			k = slot[tools[i], r]
-			ratios = ratios " " sprintf("%+.1f", (at[r, k] / ((at[r, k - 1] + at[r, k + 1]) / 2) - 1) * 100)
+			base = (at[r, k - 1] + at[r, k + 1]) / 2
+			ratios = ratios " " sprintf("%+.1f", base > 0 ? (at[r, k] / base - 1) * 100 : 0)
 		}
 		printf "| %s | %.2f | %+.1f%% (%s%%) | %.2f (%s) |\n", tools[i], median(t[tools[i]]), median(ratios), spread(ratios), median(own[tools[i]]), spread(own[tools[i]])
 	}
