@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record.sh [-n RUNS] [-F HZ] [-m PAGES] [-o OUT.md]
+# record.sh [-n ROUNDS] [-S STORMS] [-F HZ] [-m PAGES] [-s STORM_SECS] [-w WORK_MB] [-o OUT.md]
 #
 # What recording costs, perf-buildid record against perf record --buildid-mmap, with the same
 # frequency (-F) and ring buffer size (-m), the tools alternating in one invocation:
@@ -8,6 +8,10 @@
 #    measured by /usr/bin/time inside the profiler. Each round runs none, one profiler, none,
 #    the other, none, back to back, and a profiler's run is compared with the mean of the two
 #    runs around it (so a steady drift of the machine cancels); then the median over rounds.
+#    The machine's speed wanders by about 10% from one run to the next, so there are many short
+#    rounds rather than a few long ones, and the tools are compared round by round: the
+#    difference of their two overheads in each round, its median, and in how many rounds
+#    perf-buildid cost no more than perf.
 #    Beside it, the recorder's own CPU time: the whole command's user+sys less the workload's;
 #  - mmap storm: bench/src/mmap_storm maps 1000 small distinct ELF files executable in a loop
 #    for a few seconds; the records lost (the sum of PERF_RECORD_LOST's counts) and the MMAP2
@@ -16,10 +20,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 root=$BENCH_ROOT
-runs=5 freq=4000 pages=128 out=$root/build/bench/record.md storm_secs=3 work_mb=1500
-while getopts "n:F:m:o:s:w:" o; do
+runs=15 storms=5 freq=4000 pages=128 out=$root/build/bench/record.md storm_secs=3 work_mb=500
+while getopts "n:S:F:m:o:s:w:" o; do
 	case $o in
 	n) runs=$OPTARG ;;
+	S) storms=$OPTARG ;;
 	F) freq=$OPTARG ;;
 	m) pages=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -91,10 +96,14 @@ for ((r = 1; r <= runs; r++)); do
 	if [ $((r % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi
 	order=(none "${tools[0]}" none "${tools[1]}" none)
 	for ((s = 0; s < 5; s++)); do run_cpu "$r" "$((s + 1))" "${order[s]}"; done
+done
+for ((r = 1; r <= storms; r++)); do
+	echo "bench: mmap storm $r of $storms" >&2
+	if [ $((r % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi
 	for t in "${tools[@]}"; do run_storm "$t"; done
 done
 
-awk -F '\t' -v runs="$runs" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
+awk -F '\t' -v runs="$runs" -v storms="$storms" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
 	"$BENCH_AWK_STATS"'
 $1 == "cpu" {
 	t[$2] = t[$2] " " $3; at[$6, $8] = $3
@@ -118,11 +127,19 @@ END {
 		for (r = 1; r <= runs; r++) {
 			k = slot[tools[i], r]
 			base = (at[r, k - 1] + at[r, k + 1]) / 2
-			ratios = ratios " " sprintf("%+.1f", base > 0 ? (at[r, k] / base - 1) * 100 : 0)
+			ov[i, r] = base > 0 ? (at[r, k] / base - 1) * 100 : 0
+			ratios = ratios " " sprintf("%+.1f", ov[i, r])
 		}
 		printf "| %s | %.2f | %+.1f%% (%s%%) | %.2f (%s) |\n", tools[i], median(t[tools[i]]), median(ratios), spread(ratios), median(own[tools[i]]), spread(own[tools[i]])
 	}
-	printf "\nmmap storm (%d s over 1000 small ELF files), median of %d runs; lost = records the kernel dropped:\n\n", ss, runs
+	diffs = ""; lower = 0
+	for (r = 1; r <= runs; r++) {
+		diffs = diffs " " sprintf("%+.1f", ov[2, r] - ov[1, r])
+		if (ov[2, r] <= ov[1, r]) lower++
+	}
+	printf "\nperf-buildid'"'"'s overhead less perf'"'"'s, round by round: median %+.1f points (%s); perf-buildid\n", median(diffs), spread(diffs)
+	printf "cost the workload no more than perf in %d of %d rounds.\n", lower, runs
+	printf "\nmmap storm (%d s over 1000 small ELF files), median of %d runs; lost = records the kernel dropped:\n\n", ss, storms
 	print "| profiler | mmaps made | MMAP2 records kept | records lost (median) | records lost (all runs) |"
 	print "| --- | ---: | ---: | ---: | ---: |"
 	for (i = 1; i <= n; i++)
