@@ -108,9 +108,11 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   if (!slot) {
     slot = std::make_shared<Table>();
   } else if (slot.use_count() > 1) {
-    // Copy on write, with room for the up to two spans this adds: one allocation, not two.
+    // Copy on write. The first mapping after a FORK is most often an exec's: the program, its
+    // interpreter and its libraries follow, a span or two each. Room for them here spares the
+    // table a doubling (which most tables never fill) in each of a file's many short processes.
     auto copy = std::make_shared<Table>();
-    copy->reserve(slot->size() + 2);
+    copy->reserve(slot->size() + kSpansAfterCopy);
     copy->assign(slot->begin(), slot->end());
     slot = std::move(copy);
   }
