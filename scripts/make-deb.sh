@@ -4,7 +4,8 @@
 # neither the build nor dpkg-buildpackage's ../*.deb touch the clone. debian/changelog is
 # written into the copy from VERSION, which stays the one place the version is kept.
 # Set DEB_BUILD_OPTIONS=nocheck to skip the unit tests during the package build; the tests are
-# then not built either (BUILD_TESTING=OFF).
+# then not built either (BUILD_TESTING=OFF), and the nocheck build profile comes with it, as
+# Debian's convention pairs the two: the profile drops the tests' Build-Depends.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -55,6 +56,8 @@ rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 # debhelper's record of finished steps and staged packages is dropped.
 (cd "$src/debian" && rm -rf .debhelper debhelper-build-stamp files tmp perf-buildid \
 	libpbid-dev ./*.substvars ./*.debhelper.log)
-(cd "$src" && dpkg-buildpackage -b -nc -us -uc -j2 >"$out/build.log" 2>&1) ||
+profiles=()
+case " ${DEB_BUILD_OPTIONS:-} " in *" nocheck "*) profiles=(-Pnocheck) ;; esac
+(cd "$src" && dpkg-buildpackage -b -nc -us -uc -j2 "${profiles[@]}" >"$out/build.log" 2>&1) ||
 	{ tail -30 "$out/build.log" >&2; echo "make-deb: dpkg-buildpackage failed ($out/build.log)" >&2; exit 1; }
 ls "$out"/*.deb
