@@ -24,6 +24,8 @@ using namespace pbid::testing;  // NOLINT: test helpers
 
 // The command under test, as users run it.
 const std::string kReport = Quote(PerfBuildIdBinary()) + " report";
+// The workload's argument: about 0.2 s of work, some 200 samples at -F 999.
+const std::string kIterations = "100000000";
 
 class ReportTest : public ::testing::Test {
  protected:
@@ -40,7 +42,7 @@ class ReportTest : public ::testing::Test {
     ASSERT_EQ(40u, hex_.size());
     data_ = tmp_.path() + "/perf.data";
     CommandResult r = RunCommand("perf record --buildid-mmap -e cpu-clock -F 999 -o " +
-                                     Quote(data_) + " -- " + Quote(bin_) + " 60000000",
+                                     Quote(data_) + " -- " + Quote(bin_) + " " + kIterations,
                                  120);
     if (r.exit_code != 0) {
       GTEST_SKIP() << "perf record cannot run here (perf_event_paranoid, no PMU access?): "
@@ -81,7 +83,7 @@ class ReportTest : public ::testing::Test {
   void ExpectNamedInOrder(const CommandResult& r) {
     std::vector<std::string> rows = WorkloadRows(r.output);
     ASSERT_GE(rows.size(), 3u) << r.output;
-    // n, n/2 and n/4 iterations: alpha, beta, then outer (inlined gamma's loop).
+    // n, n/3 and n/9 iterations: alpha, beta, then outer (inlined gamma's loop).
     EXPECT_EQ("spin_alpha", rows[0]) << r.output;
     EXPECT_EQ("spin_beta", rows[1]) << r.output;
     EXPECT_EQ("spin_outer", rows[2]) << r.output;
@@ -159,9 +161,9 @@ TEST_F(ReportTest, ReplacedBinaryWithExecutableInDebugDirIsStillNamed) {
 TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
   // perf record without --buildid-mmap: MMAP2 records carry dev/ino, the IDs are only in the
   // HEADER_BUILD_ID table perf writes at the end of the run.
-  CommandResult rec = RunCommand(
-      "perf record -e cpu-clock -F 999 -o " + Quote(data_) + " -- " + Quote(bin_) + " 60000000",
-      120);
+  CommandResult rec = RunCommand("perf record -e cpu-clock -F 999 -o " + Quote(data_) + " -- " +
+                                     Quote(bin_) + " " + kIterations,
+                                 120);
   ASSERT_EQ(0, rec.exit_code) << rec.output;
   CommandResult r = Report("--no-debuginfod --debug-dir " + Quote(debug_dir_));
   ASSERT_EQ(0, r.exit_code) << r.output;
@@ -175,8 +177,8 @@ TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
 
 TEST_F(ReportTest, PipeModeFromStdin) {
   CommandResult r = RunCommand(
-      "perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) +
-          " 60000000 2>/dev/null | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
+      "perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) + " " +
+          kIterations + " 2>/dev/null | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
           Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
       120);
   ASSERT_EQ(0, r.exit_code) << r.output;
@@ -211,9 +213,10 @@ TEST_F(ReportTest, PprofOutputReadByGoTool) {
 class OwnRecorderReportTest : public ReportTest {
  protected:
   void Record(const std::string& flags) {
-    CommandResult r = RunCommand(std::string(PerfBuildIdBinary()) + " record -q -F 999 " + flags +
-                                     " -o " + Quote(data_) + " -- " + Quote(bin_) + " 60000000",
-                                 120);
+    CommandResult r =
+        RunCommand(std::string(PerfBuildIdBinary()) + " record -q -F 999 " + flags + " -o " +
+                       Quote(data_) + " -- " + Quote(bin_) + " " + kIterations,
+                   120);
     ASSERT_EQ(0, r.exit_code) << r.output;
   }
 
