@@ -160,8 +160,9 @@ TEST_F(ReportTest, ReplacedBinaryWithExecutableInDebugDirIsStillNamed) {
 
 TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
   // perf record without --buildid-mmap: MMAP2 records carry dev/ino, the IDs are only in the
-  // HEADER_BUILD_ID table perf writes at the end of the run.
-  CommandResult rec = RunCommand("perf record -e cpu-clock -F 999 -o " + Quote(data_) + " -- " +
+  // HEADER_BUILD_ID table perf writes at the end of the run. -N: not into ~/.debug, which
+  // other tests' perf may be writing at the same time (perf 6.1 then can abort).
+  CommandResult rec = RunCommand("perf record -N -e cpu-clock -F 999 -o " + Quote(data_) + " -- " +
                                      Quote(bin_) + " " + kIterations,
                                  120);
   ASSERT_EQ(0, rec.exit_code) << rec.output;

@@ -100,7 +100,8 @@ check "our maps (fallback): library id read from the file" \
 check "our maps (fallback): no mapping claims a kernel-record id" \
 	bash -c "! grep -q ' kernel /' f-maps.out"
 
-# --- 3. Files written by perf, read by us.
+# --- 3. Files written by perf, read by us. -N where perf would write its build-id cache
+# (~/.debug): other tests may run perf beside this one, and perf 6.1 can abort on that.
 "$PERF" record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
 check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
 # perf 6.1 also prints DSOs that were hit but have no id, with a blank id (the vdso under a
@@ -110,14 +111,14 @@ check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
 check "buildid-list on a --buildid-mmap file equals perf's" diff -u bm.perf bm.ours
 check "... and is not empty" [ -s bm.ours ]
 check "... and lists the library with the readelf id" grep -qx "$LIB_ID $LIB" bm.ours
-"$PERF" record -q -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
+"$PERF" record -q -N -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
 "$PERF" buildid-list -i perf-def.data 2>/dev/null | grep -E '^[0-9a-f]+ ' >def.perf
 "$PB" buildid-list -i perf-def.data >def.ours
 check "buildid-list on a default-mode perf file equals perf's" diff -u def.perf def.ours
-"$PERF" record -q -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
+"$PERF" record -q -N -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
 check "our script reads a perf -g file" bash -c "'$PB' script -i perf-g.data >/dev/null"
 check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/null"
-"$PERF" record -q -F 999 -o - -- "$WL" 200 >perf-pipe.data 2>/dev/null
+"$PERF" record -q -N -F 999 -o - -- "$WL" 200 >perf-pipe.data 2>/dev/null
 "$PB" maps -i perf-pipe.data >p-maps.out 2>p-maps.err
 check "our maps reads a perf pipe-mode file" grep -q " r-xp .* $LIB\$" p-maps.out
 "$PERF" record -q --buildid-mmap -F 999 -o - -- "$WL" 200 2>/dev/null | "$PB" maps -i - >s-maps.out

@@ -41,7 +41,7 @@ if ! "$PB" record -q -F 99 -o probe.data -- true 2>probe.err; then
 	echo "1..0 # SKIP perf_event_open unavailable: $(head -1 probe.err)"
 	exit 77
 fi
-"$PERF" record -q -F 999 -o perf.data -- "$WL" 600 >/dev/null 2>perf.err ||
+"$PERF" record -q -N -F 999 -o perf.data -- "$WL" 600 >/dev/null 2>perf.err ||
 	{ echo "# perf record failed:"; sed 's/^/#   /' perf.err; }
 "$PB" record -q -F 999 -o ours.data -- "$WL" 600 >/dev/null 2>ours.err ||
 	{ echo "# perf-buildid record failed:"; sed 's/^/#   /' ours.err; }
