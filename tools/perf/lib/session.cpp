@@ -111,6 +111,7 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
     // Copy on write. The first mapping after a FORK is most often an exec's: the program, its
     // interpreter and its libraries follow, a span or two each. Room for them here spares the
     // table a doubling (which most tables never fill) in each of a file's many short processes.
+    constexpr size_t kSpansAfterCopy = 16;
     auto copy = std::make_shared<Table>();
     copy->reserve(slot->size() + kSpansAfterCopy);
     copy->assign(slot->begin(), slot->end());

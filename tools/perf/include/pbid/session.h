@@ -179,7 +179,6 @@ class Session {
   // a file holds tens of thousands of short processes, and copying trees node by node was the
   // largest single cost of replaying one.
   using Table = std::vector<Span>;
-  static constexpr size_t kSpansAfterCopy = 16;
   std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
   // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
   // Most samples of a process hit the mapping its previous one hit, while samples of a few
