@@ -90,16 +90,20 @@ run_storm() {
 	printf 'storm\t%s\t%s\t%s\t%s\n' "$tool" "$maps" "$lost" "$mmap2" >>"$tsv"
 }
 
+# pair R: sets tools to the two profilers in the order of round (or storm) R; which goes first
+# alternates from one to the next.
+pair() { if [ $(($1 % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi; }
+
 printf 'bench\ttool\tvalue\tlost\tmmap2\tround\trecorder_cpu\tslot\tcores\n' >"$tsv"
 for ((r = 1; r <= runs; r++)); do
 	echo "bench: record round $r of $runs" >&2
-	if [ $((r % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi
+	pair "$r"
 	order=(none "${tools[0]}" none "${tools[1]}" none)
 	for ((s = 0; s < 5; s++)); do run_cpu "$r" "$((s + 1))" "${order[s]}"; done
 done
 for ((r = 1; r <= storms; r++)); do
 	echo "bench: mmap storm $r of $storms" >&2
-	if [ $((r % 2)) = 1 ]; then tools=(perf perf-buildid); else tools=(perf-buildid perf); fi
+	pair "$r"
 	for t in "${tools[@]}"; do run_storm "$t"; done
 done
 
