@@ -277,10 +277,18 @@ int pbid_cmd_dump(int argc, char** argv) {
   if (!opened.ok())
     return Fail("dump", opened.error(), Stage::kInput, input);
   const std::unique_ptr<PerfDataReader>& reader = *opened;
+  // Counted first: a record header that does not fit fails the dump before it prints.
+  uint64_t records = 0;
+  Status counted = reader->ForEachRecord([&](const RecordView&) {
+    records++;
+    return Ok();
+  });
+  if (!counted.ok())
+    return Fail("dump", counted.error(), Stage::kInput, input);
   printf("# byte order: %s%s\n", reader->swapped() ? "swapped" : "native",
          reader->pipe_mode() ? ", pipe mode" : "");
   printf("# data: offset 0x%" PRIx64 " size 0x%" PRIx64 " records %" PRIu64 "\n",
-         reader->data_offset(), reader->data_size(), reader->record_count());
+         reader->data_offset(), reader->data_size(), records);
   for (size_t i = 0; i < reader->attrs().size(); i++) {
     const EventAttr& a = reader->attrs()[i];
     printf(
@@ -297,16 +305,12 @@ int pbid_cmd_dump(int argc, char** argv) {
     if (p)
       printf("# feature %d: %zu bytes\n", bit, n);
   }
-  for (const RecordView& r : reader->records()) {
+  Status st = reader->ForEachRecord([&](const RecordView& r) -> Status {
     printf("\n0x%" PRIx64 " [0x%x]: event: %u\n", r.offset, r.header.size, r.header.type);
     if (!no_hex)
       HexDump(r);
     const EventAttr* attr = reader->AttrForRecord(r);
-    auto d = Describe(r, attr);
-    if (!d.ok()) {
-      fflush(stdout);
-      return Fail("dump", d.error(), Stage::kInput, input);
-    }
+    PBID_ASSIGN_OR_RETURN(std::string d, Describe(r, attr));
     auto sid = ParseSampleId(r, attr);
     uint64_t t = sid.ok() ? sid->time : 0;
     if (r.header.type == PERF_RECORD_SAMPLE && attr) {
@@ -314,7 +318,12 @@ int pbid_cmd_dump(int argc, char** argv) {
       if (s.ok())
         t = s->sample_id.time;
     }
-    printf("%" PRIu64 " 0x%" PRIx64 " [0x%x]: %s\n", t, r.offset, r.header.size, d->c_str());
+    printf("%" PRIu64 " 0x%" PRIx64 " [0x%x]: %s\n", t, r.offset, r.header.size, d.c_str());
+    return Ok();
+  });
+  if (!st.ok()) {
+    fflush(stdout);
+    return Fail("dump", st.error(), Stage::kInput, input);
   }
   return FinishOutput("dump");
 }

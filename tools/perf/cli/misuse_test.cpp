@@ -374,7 +374,7 @@ TEST(MisuseTest, RecordToStdoutStreamsPipeMode) {
   auto reader = PerfDataReader::Open(stream);
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
   EXPECT_TRUE((*reader)->pipe_mode());
-  EXPECT_GE((*reader)->record_count(), 2u);
+  EXPECT_GE(testing::Records(**reader).size(), 2u);
   ToolRun maps = RunTool("maps -i - < " + stream);
   EXPECT_EQ(0, maps.status) << maps.output;
   ASSERT_EQ(0, system(("rm -rf " + dir).c_str()));

@@ -24,7 +24,7 @@ void DecodeAll(const pbid::PerfDataReader& reader) {
     (void)a.SampleIdSize();
   for (int bit = 0; bit < pbid::kFeatBits; bit++)
     (void)reader.FeatureBytes(bit);
-  for (const pbid::RecordView& r : reader.records()) {
+  (void)reader.ForEachRecord([&](const pbid::RecordView& r) {
     const pbid::EventAttr* attr = reader.AttrForRecord(r);
     if (!reader.attrs().empty())
       (void)pbid::RecordEventId(r, reader.attrs()[0]);
@@ -53,7 +53,8 @@ void DecodeAll(const pbid::PerfDataReader& reader) {
       case pbid::kRecordHeaderBuildId: Touch(pbid::ParseHeaderBuildId(r)); break;
       default: break;
     }
-  }
+    return pbid::Ok();
+  });
 }
 
 }  // namespace

@@ -243,8 +243,6 @@ Status PerfDataReader::Validate() {
   }
   Status s = ParseFileHeader();
   if (s.ok())
-    s = WalkRecords();
-  if (s.ok())
     s = ParseFeatures(data_off_ + data_size_);
   if (s.ok())
     IndexIds();
@@ -349,92 +347,103 @@ Status PerfDataReader::ParseFileHeader() {
   return Ok();
 }
 
-Status PerfDataReader::WalkRecords() {
-  uint64_t off = data_off_, end = data_off_ + data_size_;
-  PageReleaser pages(*this);
-  while (off < end) {
-    auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
-    if (!h.ok()) {
-      Error e = h.error();
-      e.field = "data." + e.field;
-      return e;
-    }
-    ByteReader rb(base_ + off, h->size, swap_, off);
-    if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
-      Error e("data.compressed", off, "compressed records (perf record -z) are not supported");
-      e.kind = ErrorKind::kUnsupported;
-      return e;
-    }
-    uint64_t payload = 0;
-    if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {
-      const char* name =
-          h->type == kRecordAuxtrace ? "data.auxtrace.size" : "data.tracing_data.size";
-      uint64_t need = h->type == kRecordAuxtrace ? 16 : 12;
-      if (h->size < need)
-        return Error(name, off + 6, "record too small for its payload size");
-      payload = TrailingPayload(rb, h->type);
-      if (payload > end - off - h->size) {
-        return Error(name, off + 8,
-                     "payload of " + std::to_string(payload) + " bytes runs past the data section");
-      }
-    }
-    if (pipe_) {
-      if (h->type == kRecordHeaderAttr) {
-        if (h->size < 8 + PERF_ATTR_SIZE_VER0) {
-          return Error("data.header_attr.size", off + 6, "too small for an attr");
-        }
-        uint32_t asz = rb.U32At(8 + 4);
-        if (asz == 0)
-          asz = PERF_ATTR_SIZE_VER0;
-        if (8 + static_cast<uint64_t>(asz) > h->size) {
-          return Error("data.header_attr.attr.size", off + 12, "attr runs past its record");
-        }
-        auto attr = DecodeAttr(base_ + off + 8, asz, swap_, off + 8);
-        if (!attr.ok())
-          return attr.error();
-        EventAttr ea;
-        ea.attr = *attr;
-        for (uint64_t p = 8 + asz; p + 8 <= h->size; p += 8)
-          ea.ids.push_back(rb.U64At(p));
-        Status same = SameSampleIdAll(ea, "data.header_attr", off + 8);
-        if (!same.ok())
-          return same;
-        attrs_.push_back(std::move(ea));
-      } else if (h->type == kRecordHeaderBuildId) {
-        // perf writes the build-id table of a pipe-mode stream as these records.
-        auto b = ParseHeaderBuildId(RecordView{*h, base_ + off, off, swap_});
-        if (!b.ok()) {
-          Error e = b.error();
-          e.field = "data." + e.field;
-          return e;
-        }
-        if (!features_.build_ids)
-          features_.build_ids.emplace();
-        features_.build_ids->push_back(
-            BuildIdEntry{b->pid, static_cast<uint16_t>(b->misc & kMiscCpumodeMask), b->build_id,
-                         std::string(b->filename)});
-      } else if (h->type == kRecordHeaderFeature && h->size >= 16) {
-        uint64_t bit = rb.U64At(8);
-        if (bit < kFeatBits) {
-          feat_bits_[bit] = true;
-          feat_sections_[bit] = {off + 16, h->size - 16};
-          Status s = ParseFeature(static_cast<int>(bit), off + 16, h->size - 16);
-          if (!s.ok())
-            return s;
-        }
-      }
-    }
-    record_count_++;
-    off += h->size + payload;
-    pages.Read(h->size + payload);
+Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const {
+  uint64_t end = data_off_ + data_size_;
+  auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
+  if (!h.ok()) {
+    Error e = h.error();
+    e.field = "data." + e.field;
+    return e;
   }
+  if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
+    Error e("data.compressed", off, "compressed records (perf record -z) are not supported");
+    e.kind = ErrorKind::kUnsupported;
+    return e;
+  }
+  uint64_t payload = 0;
+  if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {
+    const char* name = h->type == kRecordAuxtrace ? "data.auxtrace.size" : "data.tracing_data.size";
+    uint64_t need = h->type == kRecordAuxtrace ? 16 : 12;
+    if (h->size < need)
+      return Error(name, off + 6, "record too small for its payload size");
+    payload = TrailingPayload(ByteReader(base_ + off, h->size, swap_, off), h->type);
+    if (payload > end - off - h->size) {
+      return Error(name, off + 8,
+                   "payload of " + std::to_string(payload) + " bytes runs past the data section");
+    }
+  }
+  *v = RecordView{*h, base_ + off, off, swap_};
+  *next = off + h->size + payload;
   return Ok();
+}
+
+RecordView PerfDataReader::RecordAt(uint64_t offset) const {
+  ByteReader br(base_ + offset, 8, swap_);
+  RecordHeader h;
+  h.type = br.U32At(0);
+  h.misc = br.U16At(4);
+  h.size = br.U16At(6);
+  return RecordView{h, base_ + offset, offset, swap_};
+}
+
+// A pipe-mode stream declares its events, its build-id table and its features in records:
+// they are read here, before anything else can ask for them.
+Status PerfDataReader::ReadPipeHeaderRecords() {
+  PageReleaser pages(*this);
+  return ForEachRecord([&](const RecordView& v) -> Status {
+    pages.Read(v.header.size);
+    ByteReader rb(v.data, v.header.size, swap_, v.offset);
+    uint64_t off = v.offset;
+    if (v.header.type == kRecordHeaderAttr) {
+      if (v.header.size < 8 + PERF_ATTR_SIZE_VER0)
+        return Error("data.header_attr.size", off + 6, "too small for an attr");
+      uint32_t asz = rb.U32At(8 + 4);
+      if (asz == 0)
+        asz = PERF_ATTR_SIZE_VER0;
+      if (8 + static_cast<uint64_t>(asz) > v.header.size)
+        return Error("data.header_attr.attr.size", off + 12, "attr runs past its record");
+      auto attr = DecodeAttr(v.data + 8, asz, swap_, off + 8);
+      if (!attr.ok())
+        return attr.error();
+      EventAttr ea;
+      ea.attr = *attr;
+      for (uint64_t p = 8 + asz; p + 8 <= v.header.size; p += 8)
+        ea.ids.push_back(rb.U64At(p));
+      Status same = SameSampleIdAll(ea, "data.header_attr", off + 8);
+      if (!same.ok())
+        return same;
+      attrs_.push_back(std::move(ea));
+    } else if (v.header.type == kRecordHeaderBuildId) {
+      // perf writes the build-id table of a pipe-mode stream as these records.
+      auto b = ParseHeaderBuildId(v);
+      if (!b.ok()) {
+        Error e = b.error();
+        e.field = "data." + e.field;
+        return e;
+      }
+      if (!features_.build_ids)
+        features_.build_ids.emplace();
+      features_.build_ids->push_back(BuildIdEntry{b->pid,
+                                                  static_cast<uint16_t>(b->misc & kMiscCpumodeMask),
+                                                  b->build_id, std::string(b->filename)});
+    } else if (v.header.type == kRecordHeaderFeature && v.header.size >= 16) {
+      uint64_t bit = rb.U64At(8);
+      if (bit < kFeatBits) {
+        feat_bits_[bit] = true;
+        feat_sections_[bit] = {off + 16, v.header.size - 16u};
+        Status s = ParseFeature(static_cast<int>(bit), off + 16, v.header.size - 16u);
+        if (!s.ok())
+          return s;
+      }
+    }
+    return Ok();
+  });
 }
 
 Status PerfDataReader::ParsePipeStream() {
   data_off_ = kPipeHeaderSize;
   data_size_ = size_ - kPipeHeaderSize;
-  Status s = WalkRecords();
+  Status s = ReadPipeHeaderRecords();
   if (!s.ok())
     return s;
   if (attrs_.empty())
@@ -528,28 +537,6 @@ const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
   // An id no attr owns names no event we know: guessing attrs_[0] could trust the MMAP2
   // build-id bit of an event recorded without attr.build_id (perf's evlist__id2evsel).
   return AttrForId(id);
-}
-
-RecordView PerfDataReader::Iterator::operator*() const {
-  RecordView v;
-  v.data = r_->base_ + off_;
-  v.offset = off_;
-  v.swap = r_->swap_;
-  ByteReader br(v.data, 8, v.swap);
-  v.header.type = br.U32At(0);
-  v.header.misc = br.U16At(4);
-  v.header.size = br.U16At(6);
-  return v;
-}
-
-PerfDataReader::Iterator& PerfDataReader::Iterator::operator++() {
-  ByteReader br(r_->base_ + off_, 8, r_->swap_);
-  uint32_t type = br.U32At(0);
-  uint16_t size = br.U16At(6);
-  off_ += size;
-  if (type == kRecordAuxtrace || type == kRecordHeaderTracingData)
-    off_ += TrailingPayload(ByteReader(r_->base_ + off_ - size, size, r_->swap_), type);
-  return *this;
 }
 
 }  // namespace pbid

@@ -217,52 +217,63 @@ uint64_t Session::RecordTime(const RecordView& r, const EventAttr* attr, uint64_
   return t.value_or(last_time);
 }
 
-// Pass 1, file order, nothing held per record: the synthesis phase, build ids written right
-// after a mapping record, and the points where the replay may flush. A point follows every
-// PERF_RECORD_FINISHED_ROUND (perf's rounds) and, for files without them, every
-// kRecordsPerFlush records. Its bound is the earliest time of everything after it, so a record
-// at or below it can be replayed at once: nothing later in the file sorts before it. The
-// replay is therefore exactly a stable sort of the whole file by time, whether or not the
-// file keeps perf's promise that a round never reaches back before the one that precedes it.
+// Where a replay may flush in a surveyed pass: after every PERF_RECORD_FINISHED_ROUND (perf's
+// rounds) and, for files without them, every kRecordsPerFlush records, but never right before
+// a PERF_RECORD_HEADER_BUILD_ID: that belongs to the record before it, whose replay needs it.
+class Session::Cuts {
+ public:
+  bool Before(const RecordView& r) {
+    static constexpr uint64_t kRecordsPerFlush = 1024;
+    bool cut =
+        (after_round_ || in_chunk_ >= kRecordsPerFlush) && r.header.type != kRecordHeaderBuildId;
+    if (cut) {
+      after_round_ = false;
+      in_chunk_ = 0;
+    }
+    in_chunk_++;
+    if (r.header.type == kRecordFinishedRound)
+      after_round_ = true;
+    return cut;
+  }
+
+ private:
+  bool after_round_ = false;
+  uint64_t in_chunk_ = 0;
+};
+
+// The survey: file order, nothing held per record. Each flush point's bound is the earliest
+// time of everything after it, so a record at or below it can be replayed at once: nothing
+// later in the file sorts before it. The replay is then exactly a stable sort of the whole
+// file by time, whether or not the file keeps perf's promise that a round never reaches back
+// before the one that precedes it. A record whose header does not fit ends the survey: the
+// pass that follows stops at the same record, with its error.
 Session::Plan Session::Survey() {
-  constexpr uint64_t kRecordsPerFlush = 1024;
   Plan plan;
   uint64_t last_time = 0;
-  uint64_t prev_mmap_off = UINT64_MAX;
-  uint64_t in_chunk = 0;
-  bool cut = false;
+  Cuts cuts;
   // Until the backward pass below, a point's bound is the earliest time up to the next point.
   uint64_t chunk_min = UINT64_MAX;
   // Each pass starts with none of the file resident: the pass before may have left up to
   // kReleasePagesEvery of it.
   reader_.ReleasePages();
   PerfDataReader::PageReleaser pages(reader_);
-  for (const RecordView& r : reader_.records()) {
+  stats_.passes++;
+  (void)reader_.ForEachRecord([&](const RecordView& r) {
     pages.Read(r.header.size);
-    if (cut || in_chunk == kRecordsPerFlush) {
+    if (cuts.Before(r)) {
       if (!plan.flushes.empty())
         plan.flushes.back().bound = chunk_min;
       plan.flushes.push_back(FlushPoint{r.offset, UINT64_MAX});
       chunk_min = UINT64_MAX;
-      in_chunk = 0;
-      cut = false;
     }
-    in_chunk++;
-    if (r.header.type == kRecordFinishedInit)
-      plan.has_finished_init = true;
-    cut = r.header.type == kRecordFinishedRound;
+    if (r.header.type == kRecordFinishedInit && finished_init_ == kNoOffset)
+      finished_init_ = r.offset;
     uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
     chunk_min = std::min(chunk_min, time);
-    if (r.header.type == kRecordHeaderBuildId && prev_mmap_off != UINT64_MAX) {
-      auto b = ParseHeaderBuildId(r);
-      if (b.ok())
-        followed_by_[prev_mmap_off] = {std::string(b->filename), b->build_id};
-    }
-    bool mmap = r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
-    plan.mmaps += mmap;
-    prev_mmap_off = mmap ? r.offset : UINT64_MAX;
-  }
+    plan.mmaps += r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
+    return Ok();
+  });
   if (!plan.flushes.empty())
     plan.flushes.back().bound = chunk_min;
   uint64_t after = UINT64_MAX;
@@ -271,6 +282,21 @@ Session::Plan Session::Survey() {
     it->bound = after;
   }
   return plan;
+}
+
+void Session::Reset() {
+  finished_init_ = kNoOffset;
+  mappings_.clear();
+  dsos_.clear();
+  dsos_by_path_.clear();
+  maps_.clear();
+  std::fill(std::begin(memo_), std::end(memo_), SpanMemo{});
+  kernel_images_.clear();
+  comms_.clear();
+  followed_by_.clear();
+  uint64_t passes = stats_.passes;
+  stats_ = SessionStats{};
+  stats_.passes = passes;
 }
 
 Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
@@ -287,9 +313,24 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     for (const MappingIdEntry& e : *reader_.features().mapping_ids)
       later_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &e;
   }
+  if (order_ == Order::kStream && !on_sample && !on_record) {
+    bool given_up = false;
+    Status st = Pass(nullptr, nullptr, nullptr, &given_up);
+    if (!given_up)
+      return st;
+    Reset();
+  }
   Plan plan = Survey();
   // Each mapping once, not copied at every doubling (a Mapping holds a string or two).
-  mappings_.reserve(mappings_.size() + plan.mmaps);
+  mappings_.reserve(plan.mmaps);
+  return Pass(&plan, on_sample, on_record, nullptr);
+}
+
+Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
+                     const RecordCallback& on_record, bool* given_up) {
+  // A stream holds no more than this many records (16 bytes each) before it gives up.
+  constexpr size_t kMaxStreamed = size_t{1} << 20;
+  stats_.passes++;
   uint64_t first_unknown = 0, first_unknown_id = 0;
   // Ordered by (time, file offset): equal times replay in file order, as a stable sort.
   auto before = [](const Ordered& a, const Ordered& b) {
@@ -301,14 +342,17 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
   std::vector<size_t> runs;
   reader_.ReleasePages();
   PerfDataReader::PageReleaser pages(reader_);
+  bool replay_failed = false;
   auto flush = [&](uint64_t bound) -> Status {
     MergeRuns(&queue, &runs, &merged, before);
     size_t n = 0;
     for (; n < queue.size() && queue[n].time <= bound; n++) {
       pages.Reread(queue[n].offset);
       Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
-      if (!st.ok())
+      if (!st.ok()) {
+        replay_failed = true;
         return st;
+      }
     }
     queue.erase(queue.begin(), queue.begin() + n);
     runs.clear();
@@ -316,34 +360,82 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
       runs.push_back(0);
     return Ok();
   };
-  // Pass 2, file order again: each record is queued with its time (worked out as pass 1 did),
-  // and the queue is flushed at pass 1's points.
-  size_t next_flush = 0;
-  bool synth = true;
+  size_t next_flush = 0;  // into plan->flushes
+  // A stream's rounds: the latest time read before the last round ended, and whether a flush
+  // has replayed up to it (flushed: the highest bound used).
+  bool in_round = false, after_round = false, any_flushed = false;
+  uint64_t latest = 0, latest_at_round = 0, flushed = 0;
   uint64_t last_time = 0;
-  for (const RecordView& r : reader_.records()) {
-    if (next_flush < plan.flushes.size() && plan.flushes[next_flush].offset == r.offset) {
-      Status st = flush(plan.flushes[next_flush++].bound);
-      if (!st.ok())
-        return st;
+  uint64_t prev_mmap = kNoOffset;
+  bool gave_up = false;
+  // Stops the walk; Pass returns Ok() with *given_up set, never this.
+  auto give_up = [](const RecordView& r) { return Error("replay", r.offset, "stream given up"); };
+  Status walked = reader_.ForEachRecord([&](const RecordView& r) -> Status {
+    if (plan) {
+      if (next_flush < plan->flushes.size() && plan->flushes[next_flush].offset == r.offset)
+        PBID_RETURN_IF_ERROR(flush(plan->flushes[next_flush++].bound));
+    } else if (after_round) {
+      // perf's rule: what a round holds is no older than the latest record before the previous
+      // round ended.
+      if (in_round) {
+        // A record that fails here need not be the first to fail in time order: a later one in
+        // the file may still sort before it, or a FINISHED_INIT change what it was. Only the
+        // survey knows.
+        if (!flush(latest_at_round).ok())
+          gave_up = true;
+        flushed = latest_at_round;
+        any_flushed = true;
+      }
+      latest_at_round = latest;
+      in_round = true;
+      if (gave_up)
+        return give_up(r);
     }
     pages.Read(r.header.size);
-    if (r.header.type == kRecordFinishedInit)
-      synth = false;
+    after_round = r.header.type == kRecordFinishedRound;
+    if (r.header.type == kRecordFinishedInit && finished_init_ == kNoOffset) {
+      // Records already replayed were judged as if the file had none.
+      if (!plan && stats_.records > 0)
+        gave_up = true;
+      finished_init_ = r.offset;
+    }
     const EventAttr* attr = AttrOf(r);
     uint64_t time = RecordTime(r, attr, last_time);
     last_time = time;
+    if (!plan) {
+      if (any_flushed && time < flushed)
+        gave_up = true;  // older than what was replayed: perf would warn and go on
+      latest = std::max(latest, time);
+    }
+    if (r.header.type == kRecordHeaderBuildId && prev_mmap != kNoOffset) {
+      auto b = ParseHeaderBuildId(r);
+      if (b.ok())
+        followed_by_[prev_mmap] = {std::string(b->filename), b->build_id};
+    }
+    bool mmap = r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
+    prev_mmap = mmap ? r.offset : kNoOffset;
     uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
-    Ordered e{time, r.offset, std::min(index, kAttrUnknown),
-              plan.has_finished_init ? synth : time == 0};
+    Ordered e{time, r.offset, std::min(index, kAttrUnknown)};
     if (queue.empty() || before(e, queue.back()))
       runs.push_back(queue.size());
     queue.push_back(e);
     stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
+    if (!plan && queue.size() > kMaxStreamed)
+      gave_up = true;
+    if (gave_up)
+      return give_up(r);
+    return Ok();
+  });
+  if (gave_up) {
+    *given_up = true;
+    return Ok();
   }
-  Status st = flush(UINT64_MAX);
-  if (!st.ok())
-    return st;
+  if (replay_failed)
+    return walked;
+  // Everything before a record that does not fit is delivered before its error.
+  PBID_RETURN_IF_ERROR(flush(UINT64_MAX));
+  if (!walked.ok())
+    return walked;
   if (stats_.unknown_id > 0) {
     return Error("record.id", first_unknown,
                  std::to_string(stats_.unknown_id) +
@@ -357,7 +449,7 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
 Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
                        const RecordCallback& on_record, uint64_t* first_unknown,
                        uint64_t* first_unknown_id) {
-  RecordView r = *PerfDataReader::Iterator(&reader_, e.offset);
+  RecordView r = reader_.RecordAt(e.offset);
   stats_.records++;
   const EventAttr* attr = e.attr != kAttrUnknown ? &reader_.attrs()[e.attr] : AttrOf(r);
   if (attr == nullptr) {
@@ -372,7 +464,7 @@ Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
   Status st = [&] {
     switch (r.header.type) {
       case PERF_RECORD_MMAP:
-      case PERF_RECORD_MMAP2: return OnMmap(r, *attr, e.synth, &added);
+      case PERF_RECORD_MMAP2: return OnMmap(r, *attr, Synthesized(e), &added);
       case PERF_RECORD_COMM: return OnComm(r, *attr);
       case PERF_RECORD_FORK: return OnFork(r, *attr);
       case PERF_RECORD_SAMPLE: return OnSample(r, *attr, on_sample);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -517,6 +518,189 @@ TEST(SessionRoundsTest, TheQueueHoldsAboutARoundNotTheFile) {
   EXPECT_EQ(10000u, r.stats.samples);
   EXPECT_TRUE(std::is_sorted(r.times.begin(), r.times.end()));
   EXPECT_LE(r.stats.max_queued, 2048u) << "of " << recs.size() << " records";
+}
+
+// Without callbacks the file is streamed once (Session::Order). What each mapping ends up with
+// must be what the survey's exact replay gives, whether the stream holds or is given up.
+struct Outcome {
+  std::vector<std::tuple<std::string, uint64_t, BuildIdSource>> mappings;  // path, samples, source
+  uint64_t passes = 0;
+};
+
+Outcome Mappings(const PerfDataReader& r, Session::Order order) {
+  Session s(r, order);
+  Status st = s.Process();
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  Outcome out;
+  for (const Mapping& m : s.mappings())
+    out.mappings.emplace_back(m.path, m.samples, m.source);
+  out.passes = s.stats().passes;
+  return out;
+}
+
+// Rounds in perf's order: a round's records are no older than the latest record before the
+// previous round ended, though they reach back into the previous round itself.
+TEST(SessionStreamTest, AFileInPerfsOrderIsReadOnce) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
+      Sample(kUser, 10, 0x400010, 30, a),
+      Sample(kUser, 10, 0x400010, 5, a),
+      round,
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 20), kUser, &a),
+      Sample(kUser, 10, 0x400010, 25, a),
+      Sample(kUser, 10, 0x400010, 6, a),  // before the exec, a round late: still in perf's order
+      round,
+      Sample(kUser, 10, 0x400010, 40, a),
+      round,
+      Sample(kUser, 10, 0x400010, 35, a),
+  };
+  auto r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  Outcome streamed = Mappings(*r, Session::Order::kStream);
+  Outcome surveyed = Mappings(*r, Session::Order::kSurvey);
+  using M = decltype(streamed.mappings)::value_type;
+  EXPECT_EQ((std::vector<M>{{"/bin/old", 2, BuildIdSource::kNone},
+                            {"/bin/new", 4, BuildIdSource::kNone}}),
+            streamed.mappings);
+  EXPECT_EQ(surveyed.mappings, streamed.mappings);
+  EXPECT_EQ(1u, streamed.passes);
+  EXPECT_EQ(2u, surveyed.passes);
+}
+
+// A record older than what perf's rule already replayed: the stream is given up, and the
+// survey replays the file exactly (t=12 before the exec at t=20).
+TEST(SessionStreamTest, ARoundThatReachesBackIsSurveyedAfterAll) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
+      Sample(kUser, 10, 0x400010, 30, a),
+      round,
+      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 20), kUser, &a),
+      round,
+      Sample(kUser, 10, 0x400010, 40, a),
+      round,
+      Sample(kUser, 10, 0x400010, 12, a),
+  };
+  auto r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  Outcome streamed = Mappings(*r, Session::Order::kStream);
+  using M = decltype(streamed.mappings)::value_type;
+  EXPECT_EQ((std::vector<M>{{"/bin/old", 1, BuildIdSource::kNone},
+                            {"/bin/new", 2, BuildIdSource::kNone}}),
+            streamed.mappings);
+  EXPECT_EQ(3u, streamed.passes);
+}
+
+// Whether a mapping was synthesized depends on whether the file has a FINISHED_INIT at all:
+// one that comes after records were replayed without it gives the stream up.
+TEST(SessionStreamTest, AFinishedInitAfterARoundIsSurveyedAfterAll) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  Mmap2Record synth = fixtures::Mmap2(10, 0x400000, 0x1000, "/bin/running", 1, 3);
+  std::vector<RecordBytes> recs = {
+      *BuildMmap2(synth, kUser, &a),  // time 3, before FINISHED_INIT: the recorder's
+      round,
+      Sample(kUser, 10, 0x400010, 4, a),
+      round,
+      Sample(kUser, 10, 0x400010, 5, a),
+      round,
+      BuildEmptyRecord(kRecordFinishedInit),
+      Sample(kUser, 10, 0x400010, 6, a),
+  };
+  auto r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  Outcome streamed = Mappings(*r, Session::Order::kStream);
+  using M = decltype(streamed.mappings)::value_type;
+  EXPECT_EQ((std::vector<M>{{"/bin/running", 3, BuildIdSource::kSynthesized}}), streamed.mappings);
+  EXPECT_EQ(3u, streamed.passes);
+  // Without the FINISHED_INIT, a mapping with a time is the kernel's, and the stream holds.
+  recs.erase(recs.begin() + 6);
+  r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  streamed = Mappings(*r, Session::Order::kStream);
+  EXPECT_EQ((std::vector<M>{{"/bin/running", 3, BuildIdSource::kKernelRecord}}), streamed.mappings);
+  EXPECT_EQ(1u, streamed.passes);
+}
+
+// With callbacks there is no second try: the survey comes first.
+TEST(SessionStreamTest, CallbacksAreAlwaysSurveyed) {
+  EventAttr a = Attr({1}, true);
+  auto r = WriteAndOpen({a}, {Sample(PERF_RECORD_MISC_USER, 10, 0x400010, 4, a)});
+  ASSERT_TRUE(r);
+  Session s(*r);
+  uint64_t seen = 0;
+  ASSERT_TRUE(s.Process([&](const SampleContext&) { seen++; }).ok());
+  EXPECT_EQ(1u, seen);
+  EXPECT_EQ(2u, s.stats().passes);
+}
+
+// The recorder writes a mapping's id, when the kernel could not, as a HEADER_BUILD_ID right
+// after the MMAP2. The survey's flush points fall every 1024 records in a file without rounds;
+// one that fell between the two would replay the mapping before its id was read.
+TEST(SessionStreamTest, NoFlushComesBetweenAMappingAndItsId) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  BuildId id = *BuildId::FromHex(fixtures::kBuildIdHex);
+  std::vector<RecordBytes> recs;
+  for (uint64_t t = 1; t <= 1023; t++)
+    recs.push_back(Sample(kUser, 10, 0x400010, t, a));
+  recs.push_back(*BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/late", 1024), kUser, &a));
+  recs.push_back(*BuildHeaderBuildId(-1, kUser, id, "/bin/late"));  // record 1025
+  recs.push_back(Sample(kUser, 10, 0x400010, 1025, a));
+  auto r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  for (Session::Order order : {Session::Order::kStream, Session::Order::kSurvey}) {
+    Outcome o = Mappings(*r, order);
+    using M = decltype(o.mappings)::value_type;
+    EXPECT_EQ((std::vector<M>{{"/bin/late", 1, BuildIdSource::kFile}}), o.mappings);
+  }
+}
+
+// An MMAP2 too short for its fields, whose sample_id (and so its time) still reads.
+RecordBytes BadMmap2(int32_t pid, uint64_t time, const EventAttr& a) {
+  RecordBytes full =
+      *BuildMmap2(Map(pid, 0x400000, 0x1000, "/bin/bad", time), PERF_RECORD_MISC_USER, &a);
+  RecordBytes out(full.begin(), full.begin() + 8);
+  out.insert(out.end(), full.end() - static_cast<std::ptrdiff_t>(a.SampleIdSize()), full.end());
+  uint16_t size = static_cast<uint16_t>(out.size());
+  memcpy(out.data() + 6, &size, 2);
+  return out;
+}
+
+// A record that fails to decode in a round's flush need not be the first to fail in time
+// order: one later in the file can sort before it. Both orders fail on the same record, after
+// replaying the same records before it.
+TEST(SessionStreamTest, ARecordThatFailsInARoundFailsAsInTheSurvey) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  for (bool last_fails : {true, false}) {
+    std::vector<RecordBytes> recs = {
+        BadMmap2(10, 5, a),
+        round,
+        Sample(kUser, 10, 0x400010, 100, a),
+        round,
+        last_fails ? BadMmap2(10, 3, a) : Sample(kUser, 10, 0x400010, 3, a),
+    };
+    auto r = WriteAndOpen({a}, recs);
+    ASSERT_TRUE(r);
+    std::vector<RecordView> in_file = testing::Records(*r);
+    ASSERT_EQ(5u, in_file.size());
+    uint64_t first_to_fail = in_file[last_fails ? 4 : 0].offset + 6;  // its header.size
+    for (Session::Order order : {Session::Order::kStream, Session::Order::kSurvey}) {
+      Session s(*r, order);
+      Status st = s.Process();
+      ASSERT_FALSE(st.ok());
+      EXPECT_EQ(first_to_fail, st.error().offset) << st.error().ToString();
+      EXPECT_EQ(last_fails ? 1u : 2u, s.stats().records);  // the failing one counts
+    }
+  }
 }
 
 }  // namespace

@@ -6,13 +6,17 @@
 // Reader usage:
 //   auto r = pbid::PerfDataReader::Open("perf.data");
 //   if (!r.ok()) { fprintf(stderr, "%s\n", r.error().ToString().c_str()); ... }
-//   for (const pbid::RecordView& rec : (*r)->records()) {
+//   pbid::Status st = (*r)->ForEachRecord([&](const pbid::RecordView& rec) -> pbid::Status {
 //     const pbid::EventAttr* attr = (*r)->AttrForRecord(rec);
 //     if (rec.header.type == PERF_RECORD_MMAP2) { auto m = pbid::ParseMmap2(rec, attr); ... }
-//   }
-// Open() checks every section offset+size against the file size and walks every record header
-// before it returns, so iteration cannot run out of bounds; the record decoders in records.h
-// then check each record's fields against its own size.
+//     return pbid::Ok();
+//   });
+// Open() checks the header, the events and every section's offset+size against the file size.
+// It does not read the data section of a file (a pipe-mode stream declares its events in its
+// records, which are read then): ForEachRecord checks each record header as it comes to
+// it, so that a pass over the file is one pass, and a command that needs only the header reads
+// only the header. The record decoders in records.h then check each record's fields against
+// its own size.
 #ifndef PBID_PERF_DATA_H_
 #define PBID_PERF_DATA_H_
 
@@ -125,25 +129,28 @@ class PerfDataReader {
   // Raw bytes of any feature section (nullptr, 0 if absent), for features not decoded here.
   std::pair<const uint8_t*, size_t> FeatureBytes(int bit) const;
 
-  // Records of the data section in file order. All headers were validated by the factory.
-  class Iterator {
-   public:
-    Iterator(const PerfDataReader* r, uint64_t off) : r_(r), off_(off) {}
-    RecordView operator*() const;
-    Iterator& operator++();
-    bool operator!=(const Iterator& o) const { return off_ != o.off_; }
-
-   private:
-    const PerfDataReader* r_;
-    uint64_t off_;
-  };
-  struct Range {
-    const PerfDataReader* r;
-    Iterator begin() const { return Iterator(r, r->data_off_); }
-    Iterator end() const { return Iterator(r, r->data_off_ + r->data_size_); }
-  };
-  Range records() const { return Range{this}; }
-  uint64_t record_count() const { return record_count_; }
+  // Calls f(const RecordView&), which returns a Status, for each record of the data section
+  // in file order. Each record's header is checked before f sees it: its size, the payload
+  // that AUXTRACE and TRACING_DATA records carry after it, and compressed records (refused).
+  // Returns the first error, the file's or f's; the records before it have been seen.
+  template <typename F>
+  Status ForEachRecord(F&& f) const {
+    uint64_t off = data_off_, end = data_off_ + data_size_;
+    while (off < end) {
+      RecordView v;
+      uint64_t next;
+      Status s = CheckRecord(off, &v, &next);
+      if (s.ok())
+        s = f(v);
+      if (!s.ok())
+        return s;
+      off = next;
+    }
+    return Ok();
+  }
+  // The record at `offset`, which ForEachRecord has handed out before: read again, not
+  // checked again.
+  RecordView RecordAt(uint64_t offset) const;
 
   // Lets the kernel take back every page of a mapped file. They stay readable: the next
   // access maps them again from the page cache. A pass starts with this, then a PageReleaser
@@ -188,7 +195,9 @@ class PerfDataReader {
   Status ParsePipeStream();
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
-  Status WalkRecords();
+  Status ReadPipeHeaderRecords();
+  // The record at `off` if its header fits in the data section; *next: the record after it.
+  Status CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const;
   void IndexIds();
   Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
@@ -199,7 +208,7 @@ class PerfDataReader {
   std::vector<uint8_t> owned_;
   bool swap_ = false;
   bool pipe_ = false;
-  uint64_t data_off_ = 0, data_size_ = 0, record_count_ = 0;
+  uint64_t data_off_ = 0, data_size_ = 0;
   std::vector<EventAttr> attrs_;
   std::unordered_map<uint64_t, size_t> id_index_;  // sample id -> index into attrs_
   bool feat_bits_[kFeatBits] = {};

@@ -3,7 +3,7 @@
 // A perf.data file replayed in time order: which process had which mapping when each sample
 // was taken, with the mapping's build id and where that id came from.
 //
-//   auto reader = pbid::PerfDataReader::Open(path);          // validated, mmap'd
+//   auto reader = pbid::PerfDataReader::Open(path);          // header checked, mmap'd
 //   pbid::Session session(**reader);
 //   pbid::Status st = session.Process([&](const pbid::SampleContext& s) { ... });
 //   for (const pbid::Mapping& m : session.mappings()) ...
@@ -90,21 +90,37 @@ struct SessionStats {
   // The most records held at once waiting for their turn in time order: about a round's
   // worth (PERF_RECORD_FINISHED_ROUND) in a file perf wrote, not the file's record count.
   uint64_t max_queued = 0;
+  // Passes over the data section: 1 when the file was streamed, 2 when it was surveyed first,
+  // 3 when a stream was given up for a survey (see Session::Order).
+  uint64_t passes = 0;
   uint64_t unknown_id = 0;  // records whose event id no attr owns (Process() then fails)
   std::map<BuildIdSource, uint64_t> mappings_by_source;
 };
 
 class Session {
  public:
-  explicit Session(const PerfDataReader& reader) : reader_(reader) {}
+  // How Process() puts the records in time order.
+  //   kStream: one pass. A round (PERF_RECORD_FINISHED_ROUND) is replayed up to the latest time
+  //     of the rounds before the previous one, as perf does. If a record then turns out to be
+  //     older than the time the replay has reached, a FINISHED_INIT comes after records were
+  //     replayed, a record fails to decode before the last round, or too many records wait,
+  //     the session is cleared and surveyed instead: the result is the same either way. Without callbacks only: what they were given cannot be
+  //     taken back, so with callbacks kStream surveys.
+  //   kSurvey: a first pass finds, for each point where the replay may flush, the earliest time
+  //     of anything after it; the second replays.
+  enum class Order { kStream, kSurvey };
+  explicit Session(const PerfDataReader& reader, Order order = Order::kStream)
+      : reader_(reader), order_(order) {}
 
-  // Replays all records. A record that fails to decode stops processing with an error naming
-  // its offset; everything up to it has been delivered. Records whose event id no attr owns
-  // cannot be decoded: they are counted and skipped, and Process() then fails naming the count
-  // and the first one (perf stops on them with "failed to process type").
+  // Replays all records; call it once. A record whose header does not fit in the file stops
+  // processing with an error naming its offset, after everything before it in the file; a
+  // record that fails to decode, after everything before it in time order. Records whose
+  // event id no attr owns cannot be decoded: they are counted and skipped, and Process() then
+  // fails naming the count and the first one (perf stops on them with "failed to process
+  // type").
   // on_record, if given, sees every record (after the session handled it) in time order.
   // The order is a stable sort of the whole file by time, but a record is held only until no
-  // later one can sort before it (a first pass finds out): about a round of a file perf wrote.
+  // later one can sort before it: about a round of a file perf wrote (see Order).
   using SampleCallback = std::function<void(const SampleContext&)>;
   using RecordCallback = std::function<void(const RecordContext&)>;
   Status Process(const SampleCallback& on_sample = nullptr,
@@ -132,7 +148,6 @@ class Session {
     // Index of the record's event in the reader's attrs(), found when it was queued;
     // kAttrUnknown: none owns it (or a file of 64 Ki events, looked up again).
     uint64_t attr : kAttrBits;
-    uint64_t synth : 1;  // before FINISHED_INIT (without it: time 0): written by the recorder
   };
   static constexpr uint64_t kAttrUnknown = (uint64_t{1} << kAttrBits) - 1;
   static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
@@ -143,15 +158,25 @@ class Session {
     uint64_t bound;
   };
   struct Plan {
-    bool has_finished_init = false;
     uint64_t mmaps = 0;               // MMAP and MMAP2 records
     std::vector<FlushPoint> flushes;  // in file order
   };
+  class Cuts;  // the survey's flush points
   Plan Survey();
+  // The records in time order: at plan's flush points, or (plan == nullptr) streamed at
+  // perf's rounds, setting *given_up instead if the file breaks what that presumes.
+  Status Pass(const Plan* plan, const SampleCallback& on_sample, const RecordCallback& on_record,
+              bool* given_up);
+  // Forgets everything replayed, for a survey after a stream was given up.
+  void Reset();
   const EventAttr* AttrOf(const RecordView& r);
   uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
   Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
                 uint64_t* first_unknown, uint64_t* first_unknown_id);
+  // Written by the recorder, before the kernel's records (source 1. at the top of this file).
+  bool Synthesized(const Ordered& e) const {
+    return finished_init_ != kNoOffset ? e.offset < finished_init_ : e.time == 0;
+  }
   Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
   Status OnComm(const RecordView& r, const EventAttr& attr);
   Status OnFork(const RecordView& r, const EventAttr& attr);
@@ -164,6 +189,15 @@ class Session {
   size_t FindIndex(int32_t pid, uint64_t ip, bool kernel) const;
 
   const PerfDataReader& reader_;
+  const Order order_;
+  // From the feature sections, for OnMmap.
+  std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
+  // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
+  using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
+  std::map<MappingKey, const MappingIdEntry*> later_ids_;
+  // The replay's state, from here to stats_: Reset() clears each.
+  static constexpr uint64_t kNoOffset = UINT64_MAX;
+  uint64_t finished_init_ = kNoOffset;  // offset of the first PERF_RECORD_FINISHED_INIT
   std::vector<Mapping> mappings_;
   std::vector<Dso> dsos_;
   // DSO path -> the indices into dsos_ of its DSOs (one per build id; nearly always one).
@@ -194,12 +228,8 @@ class Session {
   // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
-  std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
   std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
-  // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
-  using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
-  std::map<MappingKey, const MappingIdEntry*> later_ids_;
   SessionStats stats_;
   // AttrOf's memo of the reader's id lookup: each record is matched to its event twice,
   // and a file has only a few ids (one per event and CPU).

@@ -96,4 +96,14 @@ BuildId IdFromHex(const char* hex) {
   return id.ok() ? *id : BuildId();
 }
 
+std::vector<RecordView> Records(const PerfDataReader& reader) {
+  std::vector<RecordView> out;
+  Status st = reader.ForEachRecord([&](const RecordView& r) {
+    out.push_back(r);
+    return Ok();
+  });
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  return out;
+}
+
 }  // namespace pbid::testing

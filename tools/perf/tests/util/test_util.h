@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "pbid/perf_data.h"
 
 namespace pbid::testing {
 
@@ -56,6 +57,9 @@ std::vector<uint8_t> ReadBytes(const std::string& path);
 
 // A build id written as hex, for a test's constants; bad hex fails the test.
 BuildId IdFromHex(const char* hex);
+
+// The data section's records in file order; a header that does not fit fails the test.
+std::vector<RecordView> Records(const PerfDataReader& reader);
 
 }  // namespace pbid::testing
 
