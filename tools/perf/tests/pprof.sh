@@ -54,8 +54,10 @@ for f in perf ours; do
 	top_functions "$f.top" >"$f.funcs"
 	check "$f.data: the top function is pbid_work_spin (the library's loop)" \
 		[ "$(head -1 "$f.funcs")" = pbid_work_spin ]
-	check "$f.data: main_spin (the executable's loop) is second" \
-		[ "$(sed -n 2p "$f.funcs")" = main_spin ]
+	# The workload's two loops in their order. Between them the host's kernel and, under ASan,
+	# the leak scan at the workload's exit can take a few percent each: main_spin has about 5%.
+	check "$f.data: main_spin (the executable's loop) is the workload's second" \
+		[ "$(grep -xE 'pbid_work_spin|main_spin' "$f.funcs" | tr '\n' ' ')" = "pbid_work_spin main_spin " ]
 	go tool pprof -raw "$f.data" >"$f.raw" 2>/dev/null
 	check "$f.data: the library's mapping carries its readelf build ID" \
 		grep -qE " $LIB $(readelf_id "$LIB") " "$f.raw"
