@@ -446,11 +446,10 @@ Replayed Replay(const std::vector<EventAttr>& attrs, const std::vector<RecordByt
 // perf trusts that a round never reaches back before the end of the one before the last
 // (otherwise: "Timestamp below last timeslice flush"). The session sorts the whole file as it
 // always did, and holds back only what a later record could still precede.
-TEST(SessionRoundsTest, ARoundThatReachesBackStillReplaysInTimeOrder) {
-  EventAttr a = Attr({1}, true);
+std::vector<RecordBytes> ARoundThatReachesBack(const EventAttr& a) {
   constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
   RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
-  std::vector<RecordBytes> recs = {
+  return {
       *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
       Sample(kUser, 10, 0x400010, 30, a),
       round,
@@ -460,6 +459,11 @@ TEST(SessionRoundsTest, ARoundThatReachesBackStillReplaysInTimeOrder) {
       round,
       Sample(kUser, 10, 0x400010, 12, a),  // three rounds late, still before the exec
   };
+}
+
+TEST(SessionRoundsTest, ARoundThatReachesBackStillReplaysInTimeOrder) {
+  EventAttr a = Attr({1}, true);
+  std::vector<RecordBytes> recs = ARoundThatReachesBack(a);
   EXPECT_EQ((std::vector<uint64_t>{1, 12, 20, 30, 40}), Replay({a}, recs).times);
   std::vector<std::string> want = {"/bin/old", "/bin/new", "/bin/new"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
@@ -574,19 +578,7 @@ TEST(SessionStreamTest, AFileInPerfsOrderIsReadOnce) {
 // survey replays the file exactly (t=12 before the exec at t=20).
 TEST(SessionStreamTest, ARoundThatReachesBackIsSurveyedAfterAll) {
   EventAttr a = Attr({1}, true);
-  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
-  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
-  std::vector<RecordBytes> recs = {
-      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/old", 1), kUser, &a),
-      Sample(kUser, 10, 0x400010, 30, a),
-      round,
-      *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/new", 20), kUser, &a),
-      round,
-      Sample(kUser, 10, 0x400010, 40, a),
-      round,
-      Sample(kUser, 10, 0x400010, 12, a),
-  };
-  auto r = WriteAndOpen({a}, recs);
+  auto r = WriteAndOpen({a}, ARoundThatReachesBack(a));
   ASSERT_TRUE(r);
   Outcome streamed = Mappings(*r, Session::Order::kStream);
   using M = decltype(streamed.mappings)::value_type;
