@@ -8,6 +8,10 @@ namespace pbid {
 
 namespace {
 
+bool IsMmap(const RecordView& r) {
+  return r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
+}
+
 bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
@@ -271,7 +275,7 @@ Session::Plan Session::Survey() {
     uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
     chunk_min = std::min(chunk_min, time);
-    plan.mmaps += r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
+    plan.mmaps += IsMmap(r);
     return Ok();
   });
   if (!plan.flushes.empty())
@@ -361,9 +365,9 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
     return Ok();
   };
   size_t next_flush = 0;  // into plan->flushes
-  // A stream's rounds: the latest time read before the last round ended, and whether a flush
-  // has replayed up to it (flushed: the highest bound used).
-  bool in_round = false, after_round = false, any_flushed = false;
+  // A stream's rounds: the latest time read before the last round ended, and the highest bound
+  // a flush has replayed up to (0 before the first: no time is below it).
+  bool in_round = false, after_round = false;
   uint64_t latest = 0, latest_at_round = 0, flushed = 0;
   uint64_t last_time = 0;
   uint64_t prev_mmap = kNoOffset;
@@ -384,7 +388,6 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
         if (!flush(latest_at_round).ok())
           gave_up = true;
         flushed = latest_at_round;
-        any_flushed = true;
       }
       latest_at_round = latest;
       in_round = true;
@@ -403,7 +406,7 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
     uint64_t time = RecordTime(r, attr, last_time);
     last_time = time;
     if (!plan) {
-      if (any_flushed && time < flushed)
+      if (time < flushed)
         gave_up = true;  // older than what was replayed: perf would warn and go on
       latest = std::max(latest, time);
     }
@@ -412,8 +415,7 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
       if (b.ok())
         followed_by_[prev_mmap] = {std::string(b->filename), b->build_id};
     }
-    bool mmap = r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
-    prev_mmap = mmap ? r.offset : kNoOffset;
+    prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
     uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
     Ordered e{time, r.offset, std::min(index, kAttrUnknown)};
     if (queue.empty() || before(e, queue.back()))

@@ -104,8 +104,9 @@ class Session {
   //     of the rounds before the previous one, as perf does. If a record then turns out to be
   //     older than the time the replay has reached, a FINISHED_INIT comes after records were
   //     replayed, a record fails to decode before the last round, or too many records wait,
-  //     the session is cleared and surveyed instead: the result is the same either way. Without callbacks only: what they were given cannot be
-  //     taken back, so with callbacks kStream surveys.
+  //     the session is cleared and surveyed instead: the result is the same either way.
+  //     Without callbacks only: what they were given cannot be taken back, so with callbacks
+  //     kStream surveys.
   //   kSurvey: a first pass finds, for each point where the replay may flush, the earliest time
   //     of anything after it; the second replays.
   enum class Order { kStream, kSurvey };
