@@ -2,6 +2,7 @@
 //
 // The perf-buildid commands run as a child process on perf.data files written by the library:
 // exit codes and crashes are only visible from outside.
+#include <elfutils/debuginfod.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -49,6 +50,70 @@ TEST(CliTest, BuildidListRejectsCompressedRecords) {
             r.output.find("compressed records (perf record -z) are not supported"))
       << r.output;
   EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << r.output;
+}
+
+// A report file whose one sample is in a mapping with a build ID nothing local has: with a
+// server configured, report asks it.
+std::string WriteNoDebugInfoFile(const char* name) {
+  EventAttr a = Attr({1});
+  return WriteData(
+      name, a,
+      {*BuildMmap2(Mapping(0x400000, 0x1000, 1), PERF_RECORD_MISC_USER, &a),
+       *BuildSample(fixtures::Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2), {}, a)});
+}
+
+// libdebuginfod brings libcurl and what that links, which cost every run (architecture.md):
+// report loads it only when a server is configured.
+TEST(CliTest, ReportLoadsLibdebuginfodOnlyForAServer) {
+  std::string path = WriteNoDebugInfoFile("no-debuginfod.data");
+  testing::TempDir cache;
+  ASSERT_FALSE(cache.path().empty());
+  std::string report = testing::Quote(testing::PerfBuildIdBinary()) + " report --stdio -i " +
+                       testing::Quote(path) + " 2>&1 >/dev/null";
+  // ld.so names each library it loads, dlopen'ed ones too.
+  testing::CommandResult without =
+      testing::RunCommand("env -u DEBUGINFOD_URLS LD_DEBUG=files " + report);
+  testing::CommandResult with = testing::RunCommand(
+      "env DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=1 DEBUGINFOD_CACHE_PATH=" +
+      testing::Quote(cache.path()) + " LD_DEBUG=files " + report);
+  unlink(path.c_str());
+  EXPECT_EQ(0, without.exit_code) << without.output;
+  EXPECT_NE(std::string::npos, without.output.find("file=libdw.so")) << without.output;
+  if (!testing::kLibdwLoadsLibdebuginfod) {
+    EXPECT_EQ(std::string::npos, without.output.find("file=" DEBUGINFOD_SONAME)) << without.output;
+  }
+  EXPECT_EQ(0, with.exit_code) << with.output;
+  EXPECT_NE(std::string::npos, with.output.find("file=" DEBUGINFOD_SONAME)) << with.output;
+}
+
+// With a server to ask and no libdebuginfod that loads, report cannot do what it was told:
+// it stops with exit status 1, as when the library cannot begin a client, and names the package.
+TEST(CliTest, ReportWithAServerAndNoLibdebuginfodFails) {
+  std::string path = WriteNoDebugInfoFile("no-libdebuginfod.data");
+  // An empty file of that name first in the search path: ld.so stops at it ("file too short").
+  testing::TempDir lib;
+  ASSERT_FALSE(lib.path().empty());
+  FILE* empty = fopen((lib.path() + "/" DEBUGINFOD_SONAME).c_str(), "w");
+  ASSERT_NE(nullptr, empty);
+  fclose(empty);
+  testing::CommandResult r = testing::RunCommand(
+      "env DEBUGINFOD_URLS=http://127.0.0.1:9 LD_LIBRARY_PATH=" + testing::Quote(lib.path()) + " " +
+      testing::Quote(testing::PerfBuildIdBinary()) + " report --stdio -i " + testing::Quote(path) +
+      " 2>&1 >/dev/null");
+  unlink(path.c_str());
+  EXPECT_EQ(1, r.exit_code) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find(DEBUGINFOD_SONAME ": file too short")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("install libdebuginfod1")) << r.output;
+}
+
+// The pprof writer only serializes: protobuf's lite runtime, not the full one with its
+// descriptors and reflection, which every run would load (architecture.md).
+TEST(CliTest, EveryRunLoadsProtobufLiteOnly) {
+  testing::CommandResult c = testing::RunCommand(
+      "LD_DEBUG=files " + testing::Quote(testing::PerfBuildIdBinary()) + " --version 2>&1");
+  EXPECT_EQ(0, c.exit_code) << c.output;
+  EXPECT_NE(std::string::npos, c.output.find("file=libprotobuf-lite.so")) << c.output;
+  EXPECT_EQ(std::string::npos, c.output.find("file=libprotobuf.so")) << c.output;
 }
 
 // Interrupted while its command ignores SIGTERM, record must write the complete file first and

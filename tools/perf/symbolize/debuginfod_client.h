@@ -2,6 +2,10 @@
 //
 // Internal: elfutils' libdebuginfod behind a small RAII class with a negative cache, so that a
 // build ID the servers do not have is asked for once per run, not once per sample.
+//
+// The library is loaded (dlopen) by the first client that has servers to ask, not linked: it
+// brings libcurl and its TLS, Kerberos and LDAP libraries, which would cost every run of every
+// command start-up time and memory (architecture.md), and most runs never query a server.
 #ifndef PBID_SYMBOLIZE_DEBUGINFOD_CLIENT_H_
 #define PBID_SYMBOLIZE_DEBUGINFOD_CLIENT_H_
 
@@ -24,7 +28,9 @@ class DebuginfodClient {
   enum class Kind { kDebuginfo, kExecutable };
 
   // urls: a space-separated server list as in DEBUGINFOD_URLS. Empty: use DEBUGINFOD_URLS from
-  // the environment; if that is unset too, the client is disabled (Enabled() is false).
+  // the environment; if that is unset too, the client is disabled (Enabled() is false) and
+  // libdebuginfod is not loaded. With servers, a libdebuginfod that cannot be loaded, or
+  // cannot begin a client, is an error (kIo): the system lacks what the caller asked for.
   static Result<std::unique_ptr<DebuginfodClient>> Create(const std::string& urls);
   ~DebuginfodClient();
   DebuginfodClient(const DebuginfodClient&) = delete;
@@ -45,6 +51,10 @@ class DebuginfodClient {
  private:
   DebuginfodClient() = default;
 
+  struct Library;  // libdebuginfod's entry points
+  static Result<const Library*> Load();
+
+  const Library* lib_ = nullptr;
   debuginfod_client* client_ = nullptr;
   std::string urls_;
   std::set<std::pair<BuildId, Kind>> missing_;

@@ -5,6 +5,8 @@
 #ifndef PBID_TESTS_UTIL_TEST_UTIL_H_
 #define PBID_TESTS_UTIL_TEST_UTIL_H_
 
+#include <elfutils/version.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +56,10 @@ std::string Quote(const std::string& s);
 // The whole file ("" if it cannot be read).
 std::string ReadFile(const std::string& path);
 std::vector<uint8_t> ReadBytes(const std::string& path);
+
+// Whether libdw loads libdebuginfod at every start by itself, as elfutils before 0.187 does
+// (Debian 11's 0.183): no program linked with libdw can then keep it unloaded.
+constexpr bool kLibdwLoadsLibdebuginfod = !_ELFUTILS_PREREQ(0, 187);
 
 // A build id written as hex, for a test's constants; bad hex fails the test.
 BuildId IdFromHex(const char* hex);
