@@ -95,11 +95,13 @@ uint64_t PageSize() {
   return page;
 }
 
-// The page-aligned part of [from, to) inside a mapping of `size` bytes, as (offset, length).
+// The pages of a mapping of `size` bytes from the one that holds `from` up to the one that
+// holds `to`, as (offset, length). The page that holds `to` is left out: the pass is inside it.
+// The one that holds `from` is not: a stretch that began inside it has now read the rest.
 std::pair<uint64_t, uint64_t> WholePages(uint64_t from, uint64_t to, uint64_t size) {
   const uint64_t page = PageSize();
   to = std::min(to, size);
-  uint64_t start = (from + page - 1) / page * page, end = to / page * page;
+  uint64_t start = from / page * page, end = to / page * page;
   return start < end ? std::make_pair(start, end - start)
                      : std::make_pair(uint64_t{0}, uint64_t{0});
 }
@@ -119,9 +121,7 @@ void PerfDataReader::MapAhead(uint64_t from) const {
   if (!mapped_)
     return;
   // Only an optimization: kernels before 5.14 refuse it, and the pass then faults as usual.
-  // From the page that holds `from`: the pass is inside it.
-  uint64_t start = from / PageSize() * PageSize();
-  auto [off, len] = WholePages(start, from + kReleasePagesEvery, size_);
+  auto [off, len] = WholePages(from, from + kReleasePagesEvery, size_);
   if (len > 0)
     madvise(const_cast<uint8_t*>(base_) + off, len, MADV_POPULATE_READ);
 #else

@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -693,6 +696,70 @@ TEST(SessionStreamTest, ARecordThatFailsInARoundFailsAsInTheSurvey) {
       EXPECT_EQ(last_fails ? 1u : 2u, s.stats().records);  // the failing one counts
     }
   }
+}
+
+// The resident part of the mapping that holds `addr`, in bytes (/proc/self/smaps); 0 if none.
+uint64_t ResidentAround(const void* addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  auto a = reinterpret_cast<uintptr_t>(addr);
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    uint64_t lo = 0, hi = 0;  // a mapping's first line: "lo-hi perms offset ..."
+    char dash = 0;
+    if (sscanf(line.c_str(), "%" SCNx64 "%c%" SCNx64 " ", &lo, &dash, &hi) == 3 && dash == '-') {
+      inside = a >= lo && a < hi;
+      continue;
+    }
+    uint64_t kb = 0;
+    if (inside && sscanf(line.c_str(), "Rss: %" SCNu64 " kB", &kb) == 1)
+      return kb * 1024;
+  }
+  return 0;
+}
+
+// A pass keeps a stretch of the file resident (kReleasePagesEvery), not the whole file,
+// so that memory follows the mappings and symbols whatever the file's size. Each order has its
+// own passes: the stream, seen when it is done, and the survey and its replay, seen while the
+// replay delivers samples too.
+TEST(SessionMemoryTest, AFileStaysResidentAStretchAtATime) {
+  EventAttr a = Attr({1}, true);
+  std::vector<RecordBytes> recs;
+  recs.push_back(*BuildMmap2(Map(10, 0x400000, 0x10000, "/bin/x", 1), PERF_RECORD_MISC_USER, &a));
+  // Six stretches of samples, in perf's rounds of 1000.
+  const std::vector<uint64_t> chain(12, 0x400100);
+  uint64_t bytes = 0;
+  for (uint64_t t = 2; bytes < 6 * PerfDataReader::kReleasePagesEvery; t++) {
+    recs.push_back(
+        *BuildSample(fixtures::Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, t), chain, a));
+    bytes += recs.back().size();
+    if (t % 1000 == 0)
+      recs.push_back(BuildEmptyRecord(kRecordFinishedRound));
+  }
+  auto reader = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(reader);
+  const void* file = reader->RecordAt(reader->data_offset()).data;
+  // The stretch mapped ahead and being read, and a round or two read again in time order.
+  const uint64_t bound = PerfDataReader::kReleasePagesEvery + (uint64_t{1} << 20);
+  ASSERT_GT(reader->data_size(), 2 * bound);
+
+  Session streamed(*reader);
+  Status st = streamed.Process();
+  ASSERT_TRUE(st.ok()) << st.error().ToString();
+  EXPECT_EQ(1u, streamed.stats().passes);
+  EXPECT_LE(ResidentAround(file), bound);
+
+  Session surveyed(*reader);
+  uint64_t most = 0, samples = 0;
+  st = surveyed.Process([&](const SampleContext&) {
+    if (++samples % 1024 == 0)
+      most = std::max(most, ResidentAround(file));
+  });
+  ASSERT_TRUE(st.ok()) << st.error().ToString();
+  EXPECT_EQ(2u, surveyed.stats().passes);
+  EXPECT_GT(most, 0u);
+  EXPECT_LE(most, bound);
+  EXPECT_LE(ResidentAround(file), bound);
 }
 
 }  // namespace

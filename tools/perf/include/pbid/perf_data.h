@@ -154,10 +154,13 @@ class PerfDataReader {
 
   // Lets the kernel take back every page of a mapped file. They stay readable: the next
   // access maps them again from the page cache. A pass starts with this, then a PageReleaser
-  // keeps what it leaves resident to about kReleasePagesEvery bytes, so that memory does not
-  // grow with the file it reads.
+  // keeps what it leaves resident to about one stretch of kReleasePagesEvery bytes (the one
+  // mapped ahead and being read) and the records a replay reads again, so that memory does
+  // not grow with the file it reads.
+  // Resident file pages count in a process's RSS like its heap. Each stretch costs two
+  // madvise() calls (release, map ahead), which a 4 MiB stretch keeps negligible.
   void ReleasePages() const;
-  static constexpr uint64_t kReleasePagesEvery = uint64_t{16} << 20;
+  static constexpr uint64_t kReleasePagesEvery = uint64_t{4} << 20;
   // Follows a pass through the data section in file order. After every kReleasePagesEvery
   // bytes it releases the pages read since the last time, and maps the next stretch in one
   // call, so that the pass takes a page fault per stretch, not one per 64 KiB.
@@ -188,8 +191,10 @@ class PerfDataReader {
   PerfDataReader() = default;
   static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes
   Status Validate();
-  // The whole pages of [from, to), and of [from, from + kReleasePagesEvery): PageReleaser's.
+  // PageReleaser's: the pages from the one that holds `from` up to, not including, the one that
+  // holds `to`.
   void ReleasePages(uint64_t from, uint64_t to) const;
+  // PageReleaser's: the same for [from, from + kReleasePagesEvery), mapped in one call.
   void MapAhead(uint64_t from) const;
   Status ParseFileHeader();
   Status ParsePipeStream();
