@@ -275,7 +275,6 @@ Session::Plan Session::Survey() {
     uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
     chunk_min = std::min(chunk_min, time);
-    plan.mmaps += IsMmap(r);
     return Ok();
   });
   if (!plan.flushes.empty())
@@ -325,8 +324,6 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
     Reset();
   }
   Plan plan = Survey();
-  // Each mapping once, not copied at every doubling (a Mapping holds a string or two).
-  mappings_.reserve(plan.mmaps);
   return Pass(&plan, on_sample, on_record, nullptr);
 }
 

@@ -24,6 +24,7 @@
 #define PBID_SESSION_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -127,7 +128,7 @@ class Session {
   Status Process(const SampleCallback& on_sample = nullptr,
                  const RecordCallback& on_record = nullptr);
 
-  const std::vector<Mapping>& mappings() const { return mappings_; }
+  const std::deque<Mapping>& mappings() const { return mappings_; }
   const std::vector<Dso>& dsos() const { return dsos_; }
   const SessionStats& stats() const { return stats_; }
   std::string CommOf(int32_t pid) const;
@@ -159,7 +160,6 @@ class Session {
     uint64_t bound;
   };
   struct Plan {
-    uint64_t mmaps = 0;               // MMAP and MMAP2 records
     std::vector<FlushPoint> flushes;  // in file order
   };
   class Cuts;  // the survey's flush points
@@ -199,7 +199,10 @@ class Session {
   // The replay's state, from here to stats_: Reset() clears each.
   static constexpr uint64_t kNoOffset = UINT64_MAX;
   uint64_t finished_init_ = kNoOffset;  // offset of the first PERF_RECORD_FINISHED_INIT
-  std::vector<Mapping> mappings_;
+  // Every mapping of the file, in the order the replay added them. A deque, because a stream
+  // learns their number only at its end: a vector's doublings would move every mapping into
+  // fresh memory that must be faulted in, holding both buffers meanwhile.
+  std::deque<Mapping> mappings_;
   std::vector<Dso> dsos_;
   // DSO path -> the indices into dsos_ of its DSOs (one per build id; nearly always one).
   std::unordered_map<std::string, std::vector<size_t>> dsos_by_path_;
