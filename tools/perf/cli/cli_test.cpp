@@ -68,21 +68,20 @@ TEST(CliTest, ReportLoadsLibdebuginfodOnlyForAServer) {
   std::string path = WriteNoDebugInfoFile("no-debuginfod.data");
   testing::TempDir cache;
   ASSERT_FALSE(cache.path().empty());
-  std::string report = testing::Quote(testing::PerfBuildIdBinary()) + " report --stdio -i " +
-                       testing::Quote(path) + " 2>&1 >/dev/null";
+  const std::string report = "report --stdio -i " + testing::Quote(path);
   // ld.so names each library it loads, dlopen'ed ones too.
-  testing::CommandResult without =
-      testing::RunCommand("env -u DEBUGINFOD_URLS LD_DEBUG=files " + report);
-  testing::CommandResult with = testing::RunCommand(
+  ToolRun without = RunToolIn("env -u DEBUGINFOD_URLS LD_DEBUG=files", report, " >/dev/null");
+  ToolRun with = RunToolIn(
       "env DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=1 DEBUGINFOD_CACHE_PATH=" +
-      testing::Quote(cache.path()) + " LD_DEBUG=files " + report);
+          testing::Quote(cache.path()) + " LD_DEBUG=files",
+      report, " >/dev/null");
   unlink(path.c_str());
-  EXPECT_EQ(0, without.exit_code) << without.output;
+  EXPECT_EQ(0, without.status) << without.output;
   EXPECT_NE(std::string::npos, without.output.find("file=libdw.so")) << without.output;
   if (!testing::kLibdwLoadsLibdebuginfod) {
     EXPECT_EQ(std::string::npos, without.output.find("file=" DEBUGINFOD_SONAME)) << without.output;
   }
-  EXPECT_EQ(0, with.exit_code) << with.output;
+  EXPECT_EQ(0, with.status) << with.output;
   EXPECT_NE(std::string::npos, with.output.find("file=" DEBUGINFOD_SONAME)) << with.output;
 }
 
@@ -96,12 +95,11 @@ TEST(CliTest, ReportWithAServerAndNoLibdebuginfodFails) {
   FILE* empty = fopen((lib.path() + "/" DEBUGINFOD_SONAME).c_str(), "w");
   ASSERT_NE(nullptr, empty);
   fclose(empty);
-  testing::CommandResult r = testing::RunCommand(
-      "env DEBUGINFOD_URLS=http://127.0.0.1:9 LD_LIBRARY_PATH=" + testing::Quote(lib.path()) + " " +
-      testing::Quote(testing::PerfBuildIdBinary()) + " report --stdio -i " + testing::Quote(path) +
-      " 2>&1 >/dev/null");
+  ToolRun r = RunToolIn(
+      "env DEBUGINFOD_URLS=http://127.0.0.1:9 LD_LIBRARY_PATH=" + testing::Quote(lib.path()),
+      "report --stdio -i " + testing::Quote(path), " >/dev/null");
   unlink(path.c_str());
-  EXPECT_EQ(1, r.exit_code) << r.output;
+  EXPECT_EQ(1, r.status) << r.output;
   EXPECT_NE(std::string::npos, r.output.find(DEBUGINFOD_SONAME ": file too short")) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("install libdebuginfod1")) << r.output;
 }
@@ -109,9 +107,8 @@ TEST(CliTest, ReportWithAServerAndNoLibdebuginfodFails) {
 // The pprof writer only serializes: protobuf's lite runtime, not the full one with its
 // descriptors and reflection, which every run would load (architecture.md).
 TEST(CliTest, EveryRunLoadsProtobufLiteOnly) {
-  testing::CommandResult c = testing::RunCommand(
-      "LD_DEBUG=files " + testing::Quote(testing::PerfBuildIdBinary()) + " --version 2>&1");
-  EXPECT_EQ(0, c.exit_code) << c.output;
+  ToolRun c = RunToolIn("LD_DEBUG=files", "--version");
+  EXPECT_EQ(0, c.status) << c.output;
   EXPECT_NE(std::string::npos, c.output.find("file=libprotobuf-lite.so")) << c.output;
   EXPECT_EQ(std::string::npos, c.output.find("file=libprotobuf.so")) << c.output;
 }

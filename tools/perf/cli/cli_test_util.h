@@ -29,12 +29,18 @@ struct ToolRun {
 
 // Runs `perf-buildid args` through the shell with stderr captured; `redirect` comes after
 // "2>&1" (e.g. " >/dev/full" sends only stdout there). A run longer than timeout_s seconds is
-// killed and gives status 124.
+// killed and gives status 124. `env`, if any, goes first: "env -u VAR OTHER=value".
+inline ToolRun RunToolIn(const std::string& env, const std::string& args,
+                         const std::string& redirect = "", int timeout_s = 120) {
+  testing::CommandResult c = testing::RunCommand((env.empty() ? "" : env + " ") +
+                                                     testing::Quote(testing::PerfBuildIdBinary()) +
+                                                     " " + args + " 2>&1" + redirect,
+                                                 timeout_s);
+  return ToolRun{c.exit_code, std::move(c.output)};
+}
 inline ToolRun RunTool(const std::string& args, const std::string& redirect = "",
                        int timeout_s = 120) {
-  testing::CommandResult c = testing::RunCommand(
-      testing::Quote(testing::PerfBuildIdBinary()) + " " + args + " 2>&1" + redirect, timeout_s);
-  return ToolRun{c.exit_code, std::move(c.output)};
+  return RunToolIn("", args, redirect, timeout_s);
 }
 
 using testing::TempPath;

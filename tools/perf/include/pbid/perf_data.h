@@ -158,7 +158,7 @@ class PerfDataReader {
   // mapped ahead and being read) and the records a replay reads again, so that memory does
   // not grow with the file it reads.
   // Resident file pages count in a process's RSS like its heap. Each stretch costs two
-  // madvise() calls (release, map ahead), which a 4 MiB stretch keeps negligible.
+  // madvise() calls (release, map ahead): a few hundred in a pass over 1 GiB.
   void ReleasePages() const;
   static constexpr uint64_t kReleasePagesEvery = uint64_t{4} << 20;
   // Follows a pass through the data section in file order. After every kReleasePagesEvery
