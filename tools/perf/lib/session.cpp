@@ -108,22 +108,24 @@ void Session::AddMapping(Mapping m, const Mapping** added) {
   stats_.mappings_by_source[m.source]++;
   Forget(m.pid);
   // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
+  // The first mapping of a table is most often an exec's: the program, its interpreter and
+  // its libraries follow, a span or two each. Room for them spares the table a doubling (which
+  // most tables never fill) in each of a file's many short processes.
+  constexpr size_t kSpansOfAProgram = 16;
   std::shared_ptr<Table>& slot = maps_[m.pid];
   if (!slot) {
     slot = std::make_shared<Table>();
+    slot->reserve(kSpansOfAProgram);
   } else if (slot.use_count() > 1) {
-    // Copy on write. The first mapping after a FORK is most often an exec's: the program, its
-    // interpreter and its libraries follow, a span or two each. Room for them here spares the
-    // table a doubling (which most tables never fill) in each of a file's many short processes.
-    constexpr size_t kSpansAfterCopy = 16;
+    // Copy on write: a child that maps something before it execs, or its parent after the fork.
     auto copy = std::make_shared<Table>();
-    copy->reserve(slot->size() + kSpansAfterCopy);
+    copy->reserve(slot->size() + kSpansOfAProgram);
     copy->assign(slot->begin(), slot->end());
     slot = std::move(copy);
   }
   Table& table = *slot;
   // The kernel's table keeps its kernel-image spans indexed too, for Find's fallback.
-  bool kernel_table = m.pid == -1;
+  bool kernel_table = m.pid == kKernelTable;
   // [first, last): the spans it overlaps. Only the span before the first one starting at or
   // after m.start can reach into it from below.
   auto first = std::lower_bound(table.begin(), table.end(), m.start,
@@ -168,7 +170,7 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
 }
 
 size_t Session::FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
-  int32_t key = kernel ? -1 : pid;
+  int32_t key = kernel ? kKernelTable : pid;
   SpanMemo& memo = MemoFor(key);
   if (memo.pid == key && ip >= memo.span.start && ip < memo.span.end)
     return memo.span.idx;
@@ -500,7 +502,7 @@ Status Session::OnMmap(const RecordView& r, const EventAttr& attr, bool synth,
   }
   m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
   if (m.kernel)
-    m.pid = -1;
+    m.pid = kKernelTable;
   m.record_offset = r.offset;
   const MappingIdEntry* later = nullptr;
   if (!rec_id && !later_ids_.empty()) {
@@ -532,14 +534,24 @@ Status Session::OnComm(const RecordView& r, const EventAttr& attr) {
   PBID_ASSIGN_OR_RETURN(CommRecord c, ParseComm(r, &attr));
   if (c.pid == c.tid || comms_.find(c.pid) == comms_.end() || c.exec)
     comms_[c.pid] = std::string(c.comm);
+  // exec gave the process a new address space, and the kernel reports the exec before it maps
+  // the program: its old mappings name code it can no longer run, and the mappings that follow
+  // start an empty table (a child of a fork need not copy its parent's). Only when the COMM has
+  // a time: otherwise it keeps its place in the file relative to the MMAP2 records, and a task
+  // that moved to another CPU during the exec can have its program's MMAP2 before its COMM.
+  int32_t pid = static_cast<int32_t>(c.pid);
+  if (c.exec && pid != kKernelTable && (c.sample_id.fields & PERF_SAMPLE_TIME)) {
+    maps_.erase(pid);
+    Forget(pid);
+  }
   return Ok();
 }
 
 Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
   PBID_ASSIGN_OR_RETURN(TaskRecord t, ParseTask(r, &attr));
   int32_t pid = t.pid, ppid = t.ppid;
-  // -1 is the kernel's table, not a process a FORK could create.
-  if (pid != ppid && pid != -1 && maps_.find(pid) == maps_.end()) {
+  // The kernel's table is not a process a FORK could create.
+  if (pid != ppid && pid != kKernelTable && maps_.find(pid) == maps_.end()) {
     Forget(pid);
     auto p = maps_.find(ppid);
     if (p != maps_.end())

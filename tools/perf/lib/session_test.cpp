@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../tests/record_fixtures.h"
@@ -90,6 +91,21 @@ std::vector<std::string> SamplePaths(const std::vector<EventAttr>& attrs,
   Status st =
       s.Process([&](const SampleContext& c) { out.push_back(c.mapping ? c.mapping->path : "-"); });
   EXPECT_TRUE(st.ok()) << st.error().ToString();
+  return out;
+}
+
+// Each mapping's path and sample count after a replay without callbacks, as buildid-list's.
+std::vector<std::pair<std::string, uint64_t>> MappingSamples(const std::vector<EventAttr>& attrs,
+                                                             const std::vector<RecordBytes>& recs) {
+  auto r = WriteAndOpen(attrs, recs);
+  std::vector<std::pair<std::string, uint64_t>> out;
+  if (!r)
+    return out;
+  Session s(*r);
+  Status st = s.Process();
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  for (const Mapping& m : s.mappings())
+    out.emplace_back(m.path, m.samples);
   return out;
 }
 
@@ -177,6 +193,57 @@ TEST(SessionIndexTest, ForkedTablesAreSharedUntilEitherSideMaps) {
   std::vector<std::string> want = {"/bin/parent", "/lib/child.so",  "-", "-", "/lib/parent-late.so",
                                    "/bin/parent", "/bin/exec-over", "-"};
   EXPECT_EQ(want, SamplePaths({a}, recs));
+}
+
+RecordBytes Comm(int32_t pid, const char* comm, bool exec, uint64_t time, const EventAttr& a) {
+  CommRecord c;
+  c.pid = c.tid = static_cast<uint32_t>(pid);
+  c.comm = comm;
+  c.exec = exec;
+  c.sample_id.pid = c.sample_id.tid = static_cast<uint32_t>(pid);
+  c.sample_id.id = 1;
+  c.sample_id.time = time;
+  return *BuildComm(c, &a);
+}
+
+// The kernel reports an exec before it maps the new program: the parent's mappings, which the
+// child shared until then, are gone, and only the new ones name its samples. A COMM without
+// exec (prctl's PR_SET_NAME) changes nothing. Without times the replay is in file order, which
+// need not be the kernel's: the exec then leaves the table alone.
+TEST(SessionIndexTest, AnExecEmptiesItsProcessTableInTimeOrder) {
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  auto recs = [&](const EventAttr& a) {
+    return std::vector<RecordBytes>{
+        *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/shell", 1), kUser, &a),
+        *BuildMmap2(Map(10, 0x700000, 0x1000, "/lib/libc.so", 2), kUser, &a),
+        Fork(11, 10, 3, a),
+        Sample(kUser, 11, 0x700010, 4, a),  // before the exec: the parent's libc
+        Comm(11, "renamed", false, 5, a),
+        Sample(kUser, 11, 0x700010, 6, a),
+        Comm(11, "tool", true, 7, a),
+        Sample(kUser, 11, 0x700010, 8, a),  // what the lookup before the exec found
+        Sample(kUser, 11, 0x400010, 9, a),  // the exec'd program is not mapped yet
+        *BuildMmap2(Map(11, 0x500000, 0x1000, "/bin/tool", 10), kUser, &a),
+        Sample(kUser, 11, 0x500010, 11, a),
+        Sample(kUser, 11, 0x700010, 12, a),  // still none
+        Sample(kUser, 10, 0x700010, 13, a),  // the parent keeps its own
+    };
+  };
+  EventAttr timed = Attr({1}, true);
+  std::vector<std::string> want = {"/lib/libc.so", "/lib/libc.so", "-", "-", "/bin/tool", "-",
+                                   "/lib/libc.so"};
+  EXPECT_EQ(want, SamplePaths({timed}, recs(timed)));
+  using Hits = std::vector<std::pair<std::string, uint64_t>>;
+  EXPECT_EQ((Hits{{"/bin/shell", 0}, {"/lib/libc.so", 3}, {"/bin/tool", 1}}),
+            MappingSamples({timed}, recs(timed)));
+
+  EventAttr untimed = timed;
+  untimed.attr.sample_type &= ~uint64_t{PERF_SAMPLE_TIME};
+  want = {"/lib/libc.so", "/lib/libc.so", "/lib/libc.so", "/bin/shell",
+          "/bin/tool",    "/lib/libc.so", "/lib/libc.so"};
+  EXPECT_EQ(want, SamplePaths({untimed}, recs(untimed)));
+  EXPECT_EQ((Hits{{"/bin/shell", 1}, {"/lib/libc.so", 5}, {"/bin/tool", 1}}),
+            MappingSamples({untimed}, recs(untimed)));
 }
 
 // The recorder's per-mapping section names one MMAP2 record each: two files that had one path

@@ -213,15 +213,16 @@ class Session {
   };
   // A process's spans, sorted by start and disjoint. Shared by a process and the children it
   // forked until one of them maps something: a FORK costs O(1), and the first change after it
-  // copies the table. A sorted array, not a tree, so that copy is one allocation and a memcpy:
-  // a file holds tens of thousands of short processes, and copying trees node by node was the
-  // largest single cost of replaying one.
+  // copies the table, unless the child execs first (OnComm drops its reference). A sorted array,
+  // not a tree, so that copy is one allocation and a memcpy: a file holds tens of thousands of
+  // short processes, and copying trees node by node was the largest single cost of replaying one.
   using Table = std::vector<Span>;
   std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
+  static constexpr int32_t kKernelTable = -1;  // maps_'s key for the kernel (Mapping::pid)
   // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
   // Most samples of a process hit the mapping its previous one hit, while samples of a few
   // processes interleave. A process's entry is forgotten when its table changes (AddMapping,
-  // OnFork); an empty span (end 0) matches nothing.
+  // OnFork, OnComm); an empty span (end 0) matches nothing.
   struct SpanMemo {
     int32_t pid = 0;
     Span span{0, 0, 0};
@@ -229,7 +230,7 @@ class Session {
   mutable SpanMemo memo_[256];
   SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
   void Forget(int32_t pid) { MemoFor(pid) = SpanMemo{}; }
-  // The spans of maps_[-1] whose mapping is the kernel image: start -> index into mappings_.
+  // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
