@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// The session: time-ordered replay, mapping tables, fork inheritance, build-id sources. Without
-// callbacks, the stream and the survey (Session::Order) must agree on everything.
+// The session: time-ordered replay, mapping tables, fork inheritance, build-id sources. The
+// stream and the survey (Session::Order), and a replay with callbacks, which decodes samples in
+// their turn instead of when they are queued, must agree on everything.
 #include <cstdint>
 #include <cstdlib>
 #include <tuple>
@@ -17,31 +18,30 @@ auto Key(const pbid::Mapping& m) {
                          m.record_offset);
 }
 
-void SameOutcome(const pbid::PerfDataReader& r) {
-  pbid::Session streamed(r, pbid::Session::Order::kStream);
-  pbid::Session surveyed(r, pbid::Session::Order::kSurvey);
-  pbid::Status a = streamed.Process(), b = surveyed.Process();
+// Aborts unless two replays of one file, `one` returning a and `other` b, agree.
+void Same(const pbid::Session& one, const pbid::Status& a, const pbid::Session& other,
+          const pbid::Status& b) {
   if (a.ok() != b.ok() || a.error().ToString() != b.error().ToString())
     abort();
-  const pbid::SessionStats &sa = streamed.stats(), &sb = surveyed.stats();
+  const pbid::SessionStats &sa = one.stats(), &sb = other.stats();
   if (std::tie(sa.records, sa.samples, sa.lost, sa.lost_samples, sa.mmaps, sa.unresolved,
                sa.throttle, sa.bad_records, sa.unknown_id, sa.mappings_by_source) !=
       std::tie(sb.records, sb.samples, sb.lost, sb.lost_samples, sb.mmaps, sb.unresolved,
                sb.throttle, sb.bad_records, sb.unknown_id, sb.mappings_by_source))
     abort();
-  if (streamed.dsos().size() != surveyed.dsos().size())
+  if (one.dsos().size() != other.dsos().size())
     abort();
-  for (size_t i = 0; i < streamed.dsos().size(); i++) {
-    const pbid::Dso &x = streamed.dsos()[i], &y = surveyed.dsos()[i];
+  for (size_t i = 0; i < one.dsos().size(); i++) {
+    const pbid::Dso &x = one.dsos()[i], &y = other.dsos()[i];
     if (std::tie(x.path, x.build_id, x.source, x.samples) !=
         std::tie(y.path, y.build_id, y.source, y.samples))
       abort();
   }
-  if (streamed.mappings().size() != surveyed.mappings().size())
+  if (one.mappings().size() != other.mappings().size())
     abort();
-  for (size_t i = 0; i < streamed.mappings().size(); i++) {
-    const pbid::Mapping &x = streamed.mappings()[i], &y = surveyed.mappings()[i];
-    if (Key(x) != Key(y) || streamed.CommOf(x.pid) != surveyed.CommOf(y.pid))
+  for (size_t i = 0; i < one.mappings().size(); i++) {
+    const pbid::Mapping &x = one.mappings()[i], &y = other.mappings()[i];
+    if (Key(x) != Key(y) || one.CommOf(x.pid) != other.CommOf(y.pid))
       abort();
   }
 }
@@ -72,6 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)session.Find(m.pid, m.end, m.kernel);
   }
   (void)hits;
-  SameOutcome(**r);
+  pbid::Session streamed(**r, pbid::Session::Order::kStream);
+  pbid::Session surveyed(**r, pbid::Session::Order::kSurvey);
+  pbid::Status a = streamed.Process(), b = surveyed.Process();
+  Same(streamed, a, surveyed, b);
+  Same(session, st, surveyed, b);
   return 0;
 }

@@ -331,7 +331,7 @@ Status Session::Process(const SampleCallback& on_sample, const RecordCallback& o
 
 Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
                      const RecordCallback& on_record, bool* given_up) {
-  // A stream holds no more than this many records (16 bytes each) before it gives up.
+  // A stream holds no more than this many records (sizeof(Ordered) each) before it gives up.
   constexpr size_t kMaxStreamed = size_t{1} << 20;
   stats_.passes++;
   uint64_t first_unknown = 0, first_unknown_id = 0;
@@ -350,7 +350,8 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
     MergeRuns(&queue, &runs, &merged, before);
     size_t n = 0;
     for (; n < queue.size() && queue[n].time <= bound; n++) {
-      pages.Reread(queue[n].offset);
+      if (!queue[n].decoded)
+        pages.Reread(queue[n].offset);
       Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
       if (!st.ok()) {
         replay_failed = true;
@@ -402,7 +403,8 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
       finished_init_ = r.offset;
     }
     const EventAttr* attr = AttrOf(r);
-    uint64_t time = RecordTime(r, attr, last_time);
+    Ordered e = EntryFor(r, attr, !on_sample && !on_record, last_time);
+    uint64_t time = e.time;
     last_time = time;
     if (!plan) {
       if (time < flushed)
@@ -415,8 +417,6 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
         followed_by_[prev_mmap] = {std::string(b->filename), b->build_id};
     }
     prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
-    uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
-    Ordered e{time, r.offset, std::min(index, kAttrUnknown)};
     if (queue.empty() || before(e, queue.back()))
       runs.push_back(queue.size());
     queue.push_back(e);
@@ -446,12 +446,37 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
   return Ok();
 }
 
+Session::Ordered Session::EntryFor(const RecordView& r, const EventAttr* attr, bool decode,
+                                   uint64_t last_time) const {
+  uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
+  Ordered e{0, r.offset, std::min(index, kAttrUnknown), 0, 0, 0, false};
+  if (decode && index < kAttrUnknown && r.header.type == PERF_RECORD_SAMPLE) {
+    // Decoded whole, so that a sample that does not decode is left to fail in its turn, read
+    // again then. Its time is the field RecordTime would read (0 when there is none).
+    Result<SampleRecord> s = ParseSample(r, *attr);
+    if (s.ok()) {
+      e.time = s->sample_id.time;
+      e.decoded = 1;
+      e.ip = s->ip;
+      e.pid = static_cast<int32_t>(s->sample_id.pid);
+      e.kernel = IsKernelMode(s->cpumode);
+      return e;
+    }
+  }
+  e.time = RecordTime(r, attr, last_time);
+  return e;
+}
+
 // One record in its turn: its handler, then the caller's callback.
 Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
                        const RecordCallback& on_record, uint64_t* first_unknown,
                        uint64_t* first_unknown_id) {
-  RecordView r = reader_.RecordAt(e.offset);
   stats_.records++;
+  if (e.decoded) {  // no callback wants it: what it hit is all there is to do
+    Hit(e.pid, e.ip, e.kernel);
+    return Ok();
+  }
+  RecordView r = reader_.RecordAt(e.offset);
   const EventAttr* attr = e.attr != kAttrUnknown ? &reader_.attrs()[e.attr] : AttrOf(r);
   if (attr == nullptr) {
     if (stats_.unknown_id++ == 0) {
@@ -566,20 +591,23 @@ Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
 Status Session::OnSample(const RecordView& r, const EventAttr& attr,
                          const SampleCallback& on_sample) {
   PBID_ASSIGN_OR_RETURN(SampleRecord s, ParseSample(r, attr));
-  stats_.samples++;
-  size_t idx = FindIndex(static_cast<int32_t>(s.sample_id.pid), s.ip, IsKernelMode(s.cpumode));
-  const Mapping* m = nullptr;
-  if (idx != kNoMapping) {
-    Mapping& hit = mappings_[idx];
-    hit.samples++;
-    dsos_[hit.dso].samples++;
-    m = &hit;
-  } else {
-    stats_.unresolved++;
-  }
+  const Mapping* m = Hit(static_cast<int32_t>(s.sample_id.pid), s.ip, IsKernelMode(s.cpumode));
   if (on_sample)
     on_sample(SampleContext{s, attr, m, r});
   return Ok();
+}
+
+const Mapping* Session::Hit(int32_t pid, uint64_t ip, bool kernel) {
+  stats_.samples++;
+  size_t idx = FindIndex(pid, ip, kernel);
+  if (idx == kNoMapping) {
+    stats_.unresolved++;
+    return nullptr;
+  }
+  Mapping& hit = mappings_[idx];
+  hit.samples++;
+  dsos_[hit.dso].samples++;
+  return &hit;
 }
 
 // Records that only count (or, EXIT, are only checked).

@@ -765,6 +765,78 @@ TEST(SessionStreamTest, ARecordThatFailsInARoundFailsAsInTheSurvey) {
   }
 }
 
+// A sample whose last field (the period) is cut off.
+RecordBytes ShortSample(int32_t pid, uint64_t time, const EventAttr& a) {
+  RecordBytes out = Sample(PERF_RECORD_MISC_USER, pid, 0x400010, time, a);
+  out.resize(out.size() - 8);
+  uint16_t size = static_cast<uint16_t>(out.size());
+  memcpy(out.data() + 6, &size, 2);
+  return out;
+}
+
+// Without a sample callback a sample is decoded when it is queued, not when it is replayed.
+// Each order, with and without a callback, counts the same hits (the kernel's among them), and
+// a sample that does not decode fails in its turn, after the same records.
+TEST(SessionStreamTest, SamplesDecodedWhenQueuedCountAndFailInTheirTurn) {
+  EventAttr a = Attr({1}, true);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER, kKernel = PERF_RECORD_MISC_KERNEL;
+  RecordBytes round = BuildEmptyRecord(kRecordFinishedRound);
+  struct Seen {
+    std::vector<std::pair<std::string, uint64_t>> hits;  // path, samples
+    uint64_t samples, unresolved, records;
+    std::string error;
+  };
+  for (bool short_sample : {false, true}) {
+    SCOPED_TRACE(short_sample ? "a short sample" : "all samples whole");
+    std::vector<RecordBytes> recs = {
+        *BuildMmap2(Map(-1, kText, 0x1000000, "[kernel.kallsyms]_text", 1), kKernel, &a),
+        *BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/x", 2), kUser, &a),
+        Sample(kUser, 10, 0x400010, 4, a),
+        round,
+        Sample(kUser, 10, 0x500010, 6, a),  // in no mapping
+        short_sample ? ShortSample(10, 5, a) : Sample(kUser, 10, 0x400020, 5, a),
+        Sample(kKernel, 10, kText + 0x100, 7, a),
+        Sample(kUser, 10, 0x400030, 8, a),
+    };
+    auto r = WriteAndOpen({a}, recs);
+    ASSERT_TRUE(r);
+    auto run = [&](Session::Order order, bool callback) {
+      Session s(*r, order);
+      uint64_t given = 0;
+      Status st = callback ? s.Process([&](const SampleContext&) { given++; }) : s.Process();
+      Seen seen{{},
+                s.stats().samples,
+                s.stats().unresolved,
+                s.stats().records,
+                st.ok() ? "" : st.error().ToString()};
+      for (const Mapping& m : s.mappings())
+        seen.hits.emplace_back(m.path, m.samples);
+      if (callback) {
+        EXPECT_EQ(seen.samples, given);
+      }
+      return seen;
+    };
+    Seen whole = run(Session::Order::kSurvey, true);
+    if (short_sample) {
+      EXPECT_NE("", whole.error);
+      EXPECT_EQ(5u, whole.records);  // the mappings, the sample at 4, the round, the short one
+    } else {
+      using Hits = decltype(whole.hits);
+      EXPECT_EQ((Hits{{"[kernel.kallsyms]_text", 1}, {"/bin/x", 3}}), whole.hits);
+      EXPECT_EQ(5u, whole.samples);
+      EXPECT_EQ(1u, whole.unresolved);
+    }
+    for (Session::Order order : {Session::Order::kSurvey, Session::Order::kStream}) {
+      Seen ahead = run(order, false);
+      EXPECT_EQ(whole.hits, ahead.hits);
+      EXPECT_EQ(whole.samples, ahead.samples);
+      EXPECT_EQ(whole.unresolved, ahead.unresolved);
+      EXPECT_EQ(whole.records, ahead.records);
+      EXPECT_EQ(whole.error, ahead.error);
+    }
+  }
+}
+
 // The resident part of the mapping that holds `addr`, in bytes (/proc/self/smaps); 0 if none.
 uint64_t ResidentAround(const void* addr) {
   std::ifstream smaps("/proc/self/smaps");

@@ -141,7 +141,8 @@ class Session {
 
  private:
   // Process, in steps: the records in time order, then one handler per record type.
-  // One per record waiting to be replayed: kept small, since a round can hold many.
+  // One per record waiting to be replayed: kept small, since a round can hold many. Half of
+  // it serves decoded samples only, and is unused in a replay with callbacks.
   // Process refuses files whose offsets do not fit (128 TiB and more: none would be mapped).
   static constexpr unsigned kOffsetBits = 47, kAttrBits = 16;
   struct Ordered {
@@ -150,9 +151,19 @@ class Session {
     // Index of the record's event in the reader's attrs(), found when it was queued;
     // kAttrUnknown: none owns it (or a file of 64 Ki events, looked up again).
     uint64_t attr : kAttrBits;
+    // A sample decoded when it was queued, for a replay without callbacks: it needs only the
+    // sample's lookup key, kept below, and not the record, read again in time order long
+    // after it left the cache. The lookup itself waits for the replay: the tables change.
+    uint64_t decoded : 1;
+    uint64_t ip;  // the rest only when decoded
+    int32_t pid;
+    bool kernel;
   };
   static constexpr uint64_t kAttrUnknown = (uint64_t{1} << kAttrBits) - 1;
-  static_assert(sizeof(Ordered) == 16, "Ordered is one entry per queued record");
+  static_assert(sizeof(Ordered) == 32, "Ordered is one entry per queued record");
+  // r's queue entry: its time, and with `decode` a sample's lookup key if it decodes.
+  Ordered EntryFor(const RecordView& r, const EventAttr* attr, bool decode,
+                   uint64_t last_time) const;
   // Where the replay may flush: before the record at `offset`, every queued record with a time
   // at or below `bound`, the earliest time of any record from there to the end of the file.
   struct FlushPoint {
@@ -182,6 +193,8 @@ class Session {
   Status OnComm(const RecordView& r, const EventAttr& attr);
   Status OnFork(const RecordView& r, const EventAttr& attr);
   Status OnSample(const RecordView& r, const EventAttr& attr, const SampleCallback& on_sample);
+  // Counts a sample in the mapping it hit, if any, and returns that.
+  const Mapping* Hit(int32_t pid, uint64_t ip, bool kernel);
   Status OnOther(const RecordView& r, const EventAttr& attr);
 
   void AddMapping(Mapping m, const Mapping** added);
