@@ -7,7 +7,7 @@
 # --max-size`) under bench/workload.sh, one per size in SIZES_MB, plus one recorded by
 # `perf-buildid record -a -g`; they are kept in DATADIR between runs. Each file is read into the
 # page cache first, then every command pair runs RUNS times, the two tools alternating and
-# swapping order each round, under /usr/bin/time. The table gives the median wall time, CPU
+# swapping order each round, under bench/src/runstat. The table gives the median wall time, CPU
 # time, peak RSS and MB/s of each side and the ratios perf/perf-buildid. `report` runs only on
 # files up to REPORT_MAX_MB (perf report takes minutes per GB).
 #
@@ -32,11 +32,12 @@ done
 pbid=$PBID
 [ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
 command -v perf >/dev/null || die "no perf (Debian's linux-perf)"
-[ -x /usr/bin/time ] || die "no /usr/bin/time (Debian's time)"
+command -v gcc >/dev/null || die "no gcc (Debian's gcc)"
 mkdir -p "$datadir" "$(dirname "$out")"
 tsv=${out%.md}.tsv
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-read.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+gcc -O2 -Wall -Wextra -Werror -o "$work/runstat" "$root/bench/src/runstat.c"
 perf_version=$(perf version | awk '{print $3}')
 
 # record_perf SIZE_MB: a file of about SIZE_MB recorded by perf under the mixed load.
@@ -68,12 +69,12 @@ record_pbid() {
 	echo "$f"
 }
 
-# measure TOOL CMDNAME FILE ARGV...: one timed run; appends a row to the tsv.
+# measure TOOL CMDNAME FILE ARGV...: one timed run; appends a row to the tsv, with the file's
+# size in MB (mb, set by the loop below).
 measure() {
-	local tool=$1 cmd=$2 file=$3 mb
+	local tool=$1 cmd=$2 file=$3
 	shift 3
-	mb=$(( $(stat -c %s "$file") / 1000000 ))
-	if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
+	if ! "$work/runstat" "$work/time" "$@" >/dev/null 2>"$work/err"; then
 		cat "$work/err" >&2
 		die "$tool $cmd failed on $file: $*"
 	fi
@@ -105,13 +106,13 @@ files+=("$(record_pbid)")
 
 printf 'command\tfile\tmb\ttool\twall_s\tcpu_s\trss_kb\n' >"$tsv"
 for f in "${files[@]}"; do
-	mb=$(( $(stat -c %s "$f") / 1000000 ))
+	mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
 	echo "bench: reading $(basename "$f") ($mb MB)" >&2
 	pair buildid-list "$f" "$pbid buildid-list -i $f" "perf buildid-list -i $f"
 	pair maps "$f" "$pbid maps -i $f" "perf buildid-list -i $f"
 	pair script "$f" "$pbid script -i $f" \
 		"perf script -i $f --show-mmap-events --show-task-events -F comm,tid,time,period,event,ip,dso"
-	if [ "$mb" -le "$report_max" ]; then
+	if [ "${mb%.*}" -le "$report_max" ]; then
 		pair report "$f" "$pbid report --stdio -i $f" "perf report --stdio -i $f"
 	fi
 done
@@ -131,7 +132,7 @@ END {
 		ow = median(wall[c SUBSEP f SUBSEP "perf-buildid"]); pw = median(wall[c SUBSEP f SUBSEP "perf"])
 		oc = median(cpu[c SUBSEP f SUBSEP "perf-buildid"]); pc = median(cpu[c SUBSEP f SUBSEP "perf"])
 		orss = median(rss[c SUBSEP f SUBSEP "perf-buildid"]) / 1024; prss = median(rss[c SUBSEP f SUBSEP "perf"]) / 1024
-		printf "| %s | %s | %d | %.2f | %.2f | %.1f× | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", c, f, mb[f], ow, pw,
+		printf "| %s | %s | %.0f | %.3f | %.3f | %.1f× | %.0f | %.3f | %.3f | %.0f | %.0f | %.2f |\n", c, f, mb[f], ow, pw,
 			(ow > 0 ? pw / ow : 0), (ow > 0 ? mb[f] / ow : 0), oc, pc, orss, prss, (orss > 0 ? prss / orss : 0)
 	}
 }' "$tsv" >"$out"
