@@ -177,11 +177,15 @@ TEST_F(ReportTest, DefaultModePerfFileUsesTheBuildIdTable) {
 }
 
 TEST_F(ReportTest, PipeModeFromStdin) {
+  // perf's messages (without -q: lost events, the bytes written) go to a file of their own, for
+  // a failure to show beside the report's.
+  std::string perf_err = tmp_.path() + "/perf-record.err";
   CommandResult r = RunCommand(
-      "perf record -q --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) + " " +
-          kIterations + " 2>/dev/null | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
+      "perf record --buildid-mmap -e cpu-clock -F 999 -o - -- " + Quote(bin_) + " " + kIterations +
+          " 2>" + Quote(perf_err) + " | " + kReport + " -i - --no-debuginfod " + "--debug-root " +
           Quote(tmp_.path() + "/empty-root") + " --debug-dir " + Quote(debug_dir_),
       120);
+  SCOPED_TRACE("perf record's stderr: " + ReadFile(perf_err));
   ASSERT_EQ(0, r.exit_code) << r.output;
   ExpectNamedInOrder(r);
 }
