@@ -408,6 +408,10 @@ TEST(PerfDataTest, ReadsOtherByteOrder) {
   uint64_t ids_off = 104, attrs_off = ids_off + 24;
   uint64_t data_off = attrs_off + 2 * (kWrittenAttrSize + 16);
   std::vector<RecordBytes> recs = Records(a, b, true);
+  // Enough after the first 8-byte record that its size read in this machine's order (0x800)
+  // fits in the data section: only the byte order can tell that it is wrong.
+  for (int i = 0; i < 300; i++)
+    recs.push_back(BuildEmptyRecord(kRecordFinishedRound, true));
   uint64_t data_size = 0;
   for (auto& r : recs)
     data_size += r.size();
@@ -686,6 +690,61 @@ TEST(PerfDataTest, CompressedRecordsAreAnError) {
   st = s.Process();
   ASSERT_FALSE(st.ok());
   EXPECT_EQ("data.compressed", st.error().field);
+}
+
+// A record header that cannot be right stops the walk where it is, with the field and offset of
+// what is wrong. Records in this machine's byte order are walked by an inline fast path
+// (PlainRecord) that must leave each of these to CheckRecord; the other order is always checked
+// (ReadsOtherByteOrder).
+TEST(PerfDataTest, ABadRecordHeaderStopsTheWalkWhereItIs) {
+  std::string path = WriteFile("bad-header.data");
+  const std::vector<uint8_t> good = ReadAll(path);
+  unlink(path.c_str());
+  uint64_t data_off;
+  memcpy(&data_off, good.data() + 40, 8);
+  struct Case {
+    const char* what;
+    uint32_t type;      // 0: the record's own
+    uint16_t size;      // 0: the record's own
+    uint64_t payload;   // written at +8 when not 0
+    const char* field;  // of the error
+    uint64_t at;        // its offset from the record
+  };
+  const Case cases[] = {
+      {"size below the header's", 0, 4, 0, "data.record.header.size", 6},
+      {"size past the data section", 0, 0xffff, 0, "data.record.header.size", 6},
+      {"PERF_RECORD_COMPRESSED", kRecordCompressed, 0, 0, "data.compressed", 0},
+      {"PERF_RECORD_COMPRESSED2", kRecordCompressed2, 0, 0, "data.compressed", 0},
+      {"AUXTRACE too small for its payload size", kRecordAuxtrace, 8, 0, "data.auxtrace.size", 6},
+      {"AUXTRACE payload past the data section", kRecordAuxtrace, 0, 1 << 30, "data.auxtrace.size",
+       8},
+      {"TRACING_DATA too small for its payload size", kRecordHeaderTracingData, 8, 0,
+       "data.tracing_data.size", 6},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<uint8_t> file = good;
+    uint8_t* rec = file.data() + data_off;  // the first record, an MMAP2 of 100 bytes or more
+    if (c.type != 0)
+      memcpy(rec, &c.type, 4);
+    if (c.size != 0)
+      memcpy(rec + 6, &c.size, 2);
+    if (c.payload != 0)
+      memcpy(rec + 8, &c.payload, 8);
+    auto r = PerfDataReader::FromBytes(file);
+    ASSERT_TRUE(r.ok()) << r.error().ToString();  // the header and the features are fine
+    size_t seen = 0;
+    Status st = (*r)->ForEachRecord([&](const RecordView&) -> Status {
+      // A size below 8 taken for a record's would walk in place for ever.
+      if (++seen > 1000)
+        return Error("test", "the walk does not end");
+      return Ok();
+    });
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(c.field, st.error().field) << st.error().ToString();
+    EXPECT_EQ(data_off + c.at, st.error().offset) << st.error().ToString();
+    EXPECT_EQ(0u, seen);
+  }
 }
 
 // header.size has 16 bits: a sample with 9000 frames must be refused, not written with its

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -147,9 +148,12 @@ class PerfDataReader {
         __builtin_prefetch(base_ + prefetched);
       RecordView v;
       uint64_t next;
-      Status s = CheckRecord(off, &v, &next);
-      if (s.ok())
-        s = f(v);
+      if (!PlainRecord(off, &v, &next)) {
+        Status s = CheckRecord(off, &v, &next);
+        if (!s.ok())
+          return s;
+      }
+      Status s = f(v);
       if (!s.ok())
         return s;
       off = next;
@@ -211,6 +215,28 @@ class PerfDataReader {
   Status ReadPipeHeaderRecords();
   // The record at `off` if its header fits in the data section; *next: the record after it.
   Status CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const;
+  // CheckRecord's common case, inline: a record in native byte order whose header fits and
+  // that carries no payload after it and is not compressed. false: CheckRecord decides.
+  bool PlainRecord(uint64_t off, RecordView* v, uint64_t* next) const {
+    uint64_t avail = data_off_ + data_size_ - off;
+    if (swap_ || avail < 8)
+      return false;
+    RecordHeader h;
+    memcpy(&h.type, base_ + off, 4);
+    memcpy(&h.misc, base_ + off + 4, 2);
+    memcpy(&h.size, base_ + off + 6, 2);
+    if (h.size < 8 || h.size > avail)
+      return false;
+    switch (h.type) {
+      case kRecordCompressed:
+      case kRecordCompressed2:
+      case kRecordAuxtrace:
+      case kRecordHeaderTracingData: return false;
+    }
+    *v = RecordView{h, base_ + off, off, false};
+    *next = off + h.size;
+    return true;
+  }
   void IndexIds();
   Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
