@@ -348,6 +348,8 @@ Status PerfDataReader::ParseFileHeader() {
 }
 
 Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const {
+  // PlainRecord (perf_data.h) takes, inline, every native-order record that none of the checks
+  // below applies to: a rule for another record type must add that type to its switch.
   uint64_t end = data_off_ + data_size_;
   auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
   if (!h.ok()) {

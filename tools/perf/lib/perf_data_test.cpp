@@ -700,8 +700,11 @@ TEST(PerfDataTest, ABadRecordHeaderStopsTheWalkWhereItIs) {
   std::string path = WriteFile("bad-header.data");
   const std::vector<uint8_t> good = ReadAll(path);
   unlink(path.c_str());
-  uint64_t data_off;
+  uint64_t data_off, data_size;
   memcpy(&data_off, good.data() + 40, 8);
+  memcpy(&data_size, good.data() + 48, 8);
+  ASSERT_LT(data_size, 0xffffu);
+  const auto just_past = static_cast<uint16_t>(data_size + 1);  // from the first record
   struct Case {
     const char* what;
     uint32_t type;      // 0: the record's own
@@ -711,8 +714,8 @@ TEST(PerfDataTest, ABadRecordHeaderStopsTheWalkWhereItIs) {
     uint64_t at;        // its offset from the record
   };
   const Case cases[] = {
-      {"size below the header's", 0, 4, 0, "data.record.header.size", 6},
-      {"size past the data section", 0, 0xffff, 0, "data.record.header.size", 6},
+      {"size below the header's", 0, 7, 0, "data.record.header.size", 6},
+      {"size one byte past the data section", 0, just_past, 0, "data.record.header.size", 6},
       {"PERF_RECORD_COMPRESSED", kRecordCompressed, 0, 0, "data.compressed", 0},
       {"PERF_RECORD_COMPRESSED2", kRecordCompressed2, 0, 0, "data.compressed", 0},
       {"AUXTRACE too small for its payload size", kRecordAuxtrace, 8, 0, "data.auxtrace.size", 6},
@@ -735,7 +738,8 @@ TEST(PerfDataTest, ABadRecordHeaderStopsTheWalkWhereItIs) {
     ASSERT_TRUE(r.ok()) << r.error().ToString();  // the header and the features are fine
     size_t seen = 0;
     Status st = (*r)->ForEachRecord([&](const RecordView&) -> Status {
-      // A size below 8 taken for a record's would walk in place for ever.
+      // A size below 8 taken for a record's would run into the record's fields, and there
+      // walk in place for ever.
       if (++seen > 1000)
         return Error("test", "the walk does not end");
       return Ok();

@@ -215,16 +215,18 @@ class PerfDataReader {
   Status ReadPipeHeaderRecords();
   // The record at `off` if its header fits in the data section; *next: the record after it.
   Status CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const;
-  // CheckRecord's common case, inline: a record in native byte order whose header fits and
-  // that carries no payload after it and is not compressed. false: CheckRecord decides.
+  // CheckRecord's common case, inline, for off inside the data section: true only where
+  // CheckRecord would return Ok with the same *v and *next. Whatever one of its checks looks
+  // at (the other byte order, a header that may not fit, a type with a rule of its own) is left
+  // to it: false.
   bool PlainRecord(uint64_t off, RecordView* v, uint64_t* next) const {
     uint64_t avail = data_off_ + data_size_ - off;
     if (swap_ || avail < 8)
       return false;
     RecordHeader h;
-    memcpy(&h.type, base_ + off, 4);
-    memcpy(&h.misc, base_ + off + 4, 2);
-    memcpy(&h.size, base_ + off + 6, 2);
+    std::memcpy(&h.type, base_ + off, 4);
+    std::memcpy(&h.misc, base_ + off + 4, 2);
+    std::memcpy(&h.size, base_ + off + 6, 2);
     if (h.size < 8 || h.size > avail)
       return false;
     switch (h.type) {
