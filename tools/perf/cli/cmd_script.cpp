@@ -141,10 +141,14 @@ Result<std::string> Describe(const RecordView& r, const EventAttr* attr) {
       auto s = ParseSample(r, *attr);
       if (!s.ok())
         return s.error();
-      std::string out =
-          n + Fmt("(IP, 0x%x): %d/%d: 0x%" PRIx64 " period: %" PRIu64 " cpu: %u id: %" PRIu64,
-                  r.header.misc, s->sample_id.pid, s->sample_id.tid, s->ip, s->period,
-                  s->sample_id.cpu, s->sample_id.id);
+      std::string out = n + Fmt("(IP, 0x%x): %d/%d: 0x%" PRIx64 " period: %" PRIu64, r.header.misc,
+                                s->sample_id.pid, s->sample_id.tid, s->ip, s->period);
+      // A field the sample does not carry is left out, not printed as 0.
+      uint64_t st = attr->attr.sample_type;
+      if (st & PERF_SAMPLE_CPU)
+        out += Fmt(" cpu: %u", s->sample_id.cpu);
+      if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+        out += Fmt(" id: %" PRIu64, s->sample_id.id);
       if (s->callchain.size()) {
         out += Fmt("\n... FP chain: nr:%" PRIu64, s->callchain.size());
         for (uint64_t i = 0; i < s->callchain.size(); i++) {

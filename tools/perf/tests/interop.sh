@@ -104,6 +104,9 @@ check "our maps (fallback): no mapping claims a kernel-record id" \
 # (~/.debug): other tests may run perf beside this one, and perf 6.1 can abort on that.
 "$PERF" record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
 check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
+"$PB" dump --no-hex -i perf-bm.data >bm-dump.out
+check "our dump prints no cpu or id that perf's samples do not carry" \
+	bash -c "grep -q 'PERF_RECORD_SAMPLE' bm-dump.out && ! grep -Eq ' (cpu|id): ' bm-dump.out"
 # perf 6.1 also prints DSOs that were hit but have no id, with a blank id (the vdso under a
 # temporary file name of perf's own); perf-buildid leaves those out. The lists could also
 # differ after an exec, whose old mappings perf keeps, but only through a user sample outside
@@ -156,6 +159,8 @@ wait $rpid
 check "record -a stopped by SIGTERM exits 0" [ $? -eq 0 ]
 check "perf report reads the system-wide file without warnings" perf_quiet s-report sys.data report --stdio
 check "our buildid-list reads it" bash -c "'$PB' buildid-list -i sys.data | grep -q '$LIB_ID'"
+check "our dump prints the CPU of a system-wide sample" \
+	grep -q 'PERF_RECORD_SAMPLE.* cpu: [0-9]' <("$PB" dump --no-hex -i sys.data)
 
 # --- 5b. SIGKILL: the checkpointed header still covers what was recorded.
 "$PB" record -a -F 99 -o killed.data >/dev/null 2>&1 &
