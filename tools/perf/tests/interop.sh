@@ -104,6 +104,14 @@ check "our maps (fallback): no mapping claims a kernel-record id" \
 # (~/.debug): other tests may run perf beside this one, and perf 6.1 can abort on that.
 "$PERF" record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
 check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
+# sample_id_all repeats TID, TIME, CPU and the ids in every MMAP2: each one perf does not record
+# is ring buffer space an mmap storm takes from us and not from perf.
+sample_fields() { "$PERF" evlist -v -i "$1" 2>/dev/null | grep -o 'sample_type: [A-Z_|]*' | head -1 |
+	sed 's/^sample_type: //' | tr '|' '\n' | sort; }
+sample_fields perf-bm.data >st.perf
+sample_fields ours.data >st.ours
+check "record samples no field that perf record leaves out for the same command ($(paste -sd'|' st.ours))" \
+	bash -c "[ -s st.ours ] && [ -z \"\$(comm -23 st.ours st.perf)\" ]"
 "$PB" dump --no-hex -i perf-bm.data >bm-dump.out
 check "our dump prints no cpu or id that perf's samples do not carry" \
 	bash -c "grep -q 'PERF_RECORD_SAMPLE' bm-dump.out && ! grep -Eq ' (cpu|id): ' bm-dump.out"
@@ -159,6 +167,7 @@ wait $rpid
 check "record -a stopped by SIGTERM exits 0" [ $? -eq 0 ]
 check "perf report reads the system-wide file without warnings" perf_quiet s-report sys.data report --stdio
 check "our buildid-list reads it" bash -c "'$PB' buildid-list -i sys.data | grep -q '$LIB_ID'"
+check "record -a samples the CPU, as perf -a does" grep -qx CPU <(sample_fields sys.data)
 check "our dump prints the CPU of a system-wide sample" \
 	grep -q 'PERF_RECORD_SAMPLE.* cpu: [0-9]' <("$PB" dump --no-hex -i sys.data)
 

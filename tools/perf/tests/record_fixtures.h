@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // The records of small crafted perf.data files, shared by the tests and by pbid-craft: one
-// cpu-clock event laid out as perf-buildid record lays it out, mappings with a fixed build id,
-// and samples.
+// cpu-clock event laid out as perf-buildid record lays out a command's, plus an IDENTIFIER in
+// every record, which a file of several events needs and tests of one can use; mappings with
+// a fixed build id, and samples.
 #ifndef PBID_TESTS_RECORD_FIXTURES_H_
 #define PBID_TESTS_RECORD_FIXTURES_H_
 
