@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -303,8 +304,13 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
   }
+  // The kernel wakes the drain each time another eighth of the ring has been written, so when
+  // the drain is then not scheduled (a loaded host can hold it off for tens of ms), at least
+  // seven eighths of the ring are free for what comes meanwhile; perf leaves the kernel's
+  // default, half. A wakeup per 64 KiB (the default ring) costs little.
   a.watermark = 1;
-  a.wakeup_watermark = static_cast<uint32_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 4);
+  a.wakeup_watermark =
+      static_cast<uint32_t>(std::min<uint64_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 8, UINT32_MAX));
   if (!opt_.all_cpus)
     a.inherit = 1;
   if (workload_) {
@@ -850,8 +856,8 @@ int Recorder::Finish(const Status& recorded) {
   return kExitOk;
 }
 
-// perf_event_attr.sample_period with bit 63 set is EINVAL; the ring buffer size in bytes, and
-// a quarter of it as wakeup_watermark (u32), must not overflow.
+// perf_event_attr.sample_period with bit 63 set is EINVAL; the ring buffer size in bytes must
+// not overflow.
 constexpr uint64_t kMaxPeriod = INT64_MAX;
 constexpr uint64_t kMaxFreq = UINT32_MAX;
 constexpr uint64_t kMaxPages = 1 << 20;
