@@ -11,7 +11,7 @@ smoke=0
 [ "${1:-}" = --smoke ] && { smoke=1; shift; }
 if [ "$smoke" = 1 ]; then
 	outdir=${1:-$root/build/bench-smoke}
-	read_args=(-n 1 -s 16 -R 16) record_args=(-n 1 -S 1 -s 1 -w 100) mmap_args=(-n 2000 -r 3 -b 1)
+	read_args=(-n 1 -s 16 -R 16) record_args=(-n 1 -S 1 -s 1 -w 100 -t 70) mmap_args=(-n 2000 -r 3 -b 1)
 else
 	outdir=${1:-$root/bench}
 	read_args=() record_args=() mmap_args=()
