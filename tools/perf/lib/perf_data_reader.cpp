@@ -253,6 +253,7 @@ Status PerfDataReader::Validate() {
 // in the number of records however many events a file declares. The first owner of an id
 // wins, as in a scan in file order.
 void PerfDataReader::IndexIds() {
+  id_place_ = attrs_.empty() ? EventIdPlace() : EventIdPlaceOf(attrs_[0]);
   id_index_.clear();
   for (size_t i = 0; i < attrs_.size(); i++) {
     for (uint64_t id : attrs_[i].ids)
@@ -533,7 +534,7 @@ const EventAttr* PerfDataReader::AttrForRecord(const RecordView& r) const {
     return nullptr;
   if (attrs_.size() == 1)
     return &attrs_[0];
-  uint64_t id = RecordEventId(r, attrs_[0]);
+  uint64_t id = RecordEventId(r, id_place_);
   if (id == 0)
     return AttrForUnattributed();
   // An id no attr owns names no event we know: guessing attrs_[0] could trust the MMAP2

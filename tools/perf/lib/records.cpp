@@ -259,38 +259,27 @@ std::optional<uint64_t> SampleIdTime(const RecordView& r, const EventAttr& attr)
   return ReaderFor(r).U64At(off);
 }
 
-uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
+EventIdPlace EventIdPlaceOf(const EventAttr& layout) {
   uint64_t st = layout.attr.sample_type;
-  ByteReader br = ReaderFor(r);
-  if (r.header.type == PERF_RECORD_SAMPLE) {
-    if (st & PERF_SAMPLE_IDENTIFIER)
-      return br.Has(8, 8) ? br.U64At(8) : 0;
-    if (!(st & PERF_SAMPLE_ID))
-      return 0;
-    size_t off = 8;
-    if (st & PERF_SAMPLE_IP)
-      off += 8;
-    if (st & PERF_SAMPLE_TID)
-      off += 8;
-    if (st & PERF_SAMPLE_TIME)
-      off += 8;
-    if (st & PERF_SAMPLE_ADDR)
-      off += 8;
-    return br.Has(off, 8) ? br.U64At(off) : 0;
+  EventIdPlace at;
+  if (st & PERF_SAMPLE_IDENTIFIER) {
+    at.in_sample = 8;
+  } else if (st & PERF_SAMPLE_ID) {
+    at.in_sample = 8 + 8 * CountBits(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                           PERF_SAMPLE_ADDR));
   }
-  if (r.header.type >= kRecordHeaderAttr || !layout.attr.sample_id_all)
-    return 0;
-  size_t size = r.header.size;
+  if (!layout.attr.sample_id_all)
+    return at;
+  // Counted from the end: IDENTIFIER is last; ID comes before STREAM_ID and CPU.
   if (st & PERF_SAMPLE_IDENTIFIER)
-    return size >= 16 ? br.U64At(size - 8) : 0;
-  if (!(st & PERF_SAMPLE_ID))
-    return 0;
-  size_t back = 8;  // from the end: IDENTIFIER, CPU, STREAM_ID come after ID
-  if (st & PERF_SAMPLE_CPU)
-    back += 8;
-  if (st & PERF_SAMPLE_STREAM_ID)
-    back += 8;
-  return size >= 8 + back ? br.U64At(size - back) : 0;
+    at.in_other = 8;
+  else if (st & PERF_SAMPLE_ID)
+    at.in_other = 8 + 8 * CountBits(st & (PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU));
+  return at;
+}
+
+uint64_t RecordEventId(const RecordView& r, const EventAttr& layout) {
+  return RecordEventId(r, EventIdPlaceOf(layout));
 }
 
 // The fields MMAP and MMAP2 share, in their order, up to the ones MMAP2 adds.

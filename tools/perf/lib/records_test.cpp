@@ -316,9 +316,10 @@ TEST(RecordErrorsTest, SampleCutShortNamesTheFirstMissingField) {
   EXPECT_EQ(999u, so->sample_id.time);
 }
 
-// The session orders records by the time these read in place; it must be the time the
-// decoders find, whatever fields come before it, in both byte orders.
-TEST_P(RecordsTest, TimesReadInPlaceAreTheDecodersTimes) {
+// The session orders records by the time these read in place, and finds their event by the id
+// read in place; they must be what the decoders find, whatever fields come before them, in
+// both byte orders.
+TEST_P(RecordsTest, TimesAndIdsReadInPlaceAreTheDecoders) {
   bool swap = GetParam();
   constexpr uint64_t kOptional[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,  PERF_SAMPLE_TID,
                                     PERF_SAMPLE_TIME,       PERF_SAMPLE_ID,  PERF_SAMPLE_CPU,
@@ -338,6 +339,9 @@ TEST_P(RecordsTest, TimesReadInPlaceAreTheDecodersTimes) {
     auto ps = ParseSample(View(sample, swap), attr);
     ASSERT_TRUE(ps.ok()) << ps.error().ToString();
     EXPECT_EQ(std::optional<uint64_t>(ps->sample_id.time), SampleTime(View(sample, swap), attr));
+    bool has_id = attr.attr.sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER);
+    EXPECT_EQ(has_id ? 42u : 0u, ps->sample_id.id);
+    EXPECT_EQ(ps->sample_id.id, RecordEventId(View(sample, swap), attr));
 
     CommRecord c;
     c.pid = c.tid = 7;
@@ -347,6 +351,8 @@ TEST_P(RecordsTest, TimesReadInPlaceAreTheDecodersTimes) {
     auto pi = ParseSampleId(View(comm, swap), &attr);
     ASSERT_TRUE(pi.ok()) << pi.error().ToString();
     EXPECT_EQ(std::optional<uint64_t>(pi->time), SampleIdTime(View(comm, swap), attr));
+    EXPECT_EQ(has_id ? 42u : 0u, pi->id);
+    EXPECT_EQ(pi->id, RecordEventId(View(comm, swap), attr));
   }
 }
 
@@ -369,6 +375,52 @@ TEST(RecordErrorsTest, TimesReadInPlaceNeedTheRecordToHoldThem) {
   comm[6] = static_cast<uint8_t>(8 + attr.SampleIdSize() - 8);
   comm[7] = 0;
   EXPECT_EQ(std::nullopt, SampleIdTime(View(comm), attr));
+}
+
+// The id read in place is read only from records that carry one, and only within the record.
+TEST(RecordErrorsTest, IdsReadInPlaceNeedTheRecordToHoldThem) {
+  auto resize = [](RecordBytes* b, size_t size) {
+    (*b)[6] = static_cast<uint8_t>(size);
+    (*b)[7] = static_cast<uint8_t>(size >> 8);
+  };
+  EventAttr ident = MakeAttr(true);  // IDENTIFIER: first in a sample, last in a sample_id
+  EventAttr id = MakeAttr(true);     // ID: after IP, TID, TIME; before CPU in a sample_id
+  id.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                        PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  for (const EventAttr* attr : {&ident, &id}) {
+    SCOPED_TRACE("sample_type " + std::to_string(attr->attr.sample_type));
+    SampleRecord s;
+    s.sample_id = Sid(7, 999);
+    RecordBytes sample = *BuildSample(s, {}, *attr);
+    size_t at = attr == &ident ? 8 : 32;
+    resize(&sample, at + 7);
+    EXPECT_EQ(0u, RecordEventId(View(sample), *attr));
+    resize(&sample, at + 8);
+    EXPECT_EQ(42u, RecordEventId(View(sample), *attr));
+
+    CommRecord c;
+    c.pid = c.tid = 7;
+    c.comm = "worker";
+    c.sample_id = Sid(7, 555);
+    RecordBytes comm = *BuildComm(c, attr);
+    EXPECT_EQ(42u, RecordEventId(View(comm), *attr));
+    // Records of the tool's own types carry no sample_id, whatever their last bytes hold.
+    comm[0] = kRecordHeaderAttr;
+    EXPECT_EQ(0u, RecordEventId(View(comm), *attr));
+    comm[0] = PERF_RECORD_COMM;
+    size_t back = attr == &ident ? 8 : 16;
+    resize(&comm, back + 7);
+    EXPECT_EQ(0u, RecordEventId(View(comm), *attr));
+    resize(&comm, back + 8);  // the id would be the 8 bytes after the header
+    uint64_t after_header;
+    memcpy(&after_header, comm.data() + 8, 8);
+    EXPECT_EQ(after_header, RecordEventId(View(comm), *attr));
+
+    EventAttr no_sample_id = *attr;
+    no_sample_id.attr.sample_id_all = 0;
+    RecordBytes bare = *BuildComm(c, &no_sample_id);
+    EXPECT_EQ(0u, RecordEventId(View(bare), no_sample_id));
+  }
 }
 
 TEST(AttrCodecTest, RoundTripBothOrders) {

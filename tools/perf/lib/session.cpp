@@ -203,7 +203,7 @@ const EventAttr* Session::AttrOf(const RecordView& r) {
   if (attrs.size() <= 1)
     return reader_.AttrForRecord(r);
   // The reader's answer depends on the record's event id alone.
-  uint64_t id = RecordEventId(r, attrs[0]);
+  uint64_t id = RecordEventId(r, reader_.id_place());
   AttrSlot& slot = attr_cache_[id % std::size(attr_cache_)];
   if (!slot.valid || slot.id != id)
     slot = AttrSlot{id, reader_.AttrForRecord(r), true};
@@ -481,7 +481,7 @@ Status Session::Replay(const Ordered& e, const SampleCallback& on_sample,
   if (attr == nullptr) {
     if (stats_.unknown_id++ == 0) {
       *first_unknown = r.offset;
-      *first_unknown_id = RecordEventId(r, reader_.attrs()[0]);
+      *first_unknown_id = RecordEventId(r, reader_.id_place());
     }
     return Ok();
   }

@@ -123,6 +123,9 @@ class PerfDataReader {
   // first attr, as in perf. With several attrs, a non-zero id that no attr owns gives
   // nullptr: the record's layout is unknown.
   const EventAttr* AttrForRecord(const RecordView& r) const;
+  // Where this file's records keep their event id (the layout every attr shares): for a
+  // reader that looks up the event of every record itself.
+  const EventIdPlace& id_place() const { return id_place_; }
   const EventAttr* AttrForId(uint64_t id) const;
 
   bool HasFeature(int bit) const { return bit >= 0 && bit < kFeatBits && feat_bits_[bit]; }
@@ -252,6 +255,7 @@ class PerfDataReader {
   uint64_t data_off_ = 0, data_size_ = 0;
   std::vector<EventAttr> attrs_;
   std::unordered_map<uint64_t, size_t> id_index_;  // sample id -> index into attrs_
+  EventIdPlace id_place_;
   bool feat_bits_[kFeatBits] = {};
   std::vector<std::pair<uint64_t, uint64_t>> feat_sections_ =
       std::vector<std::pair<uint64_t, uint64_t>>(kFeatBits);

@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -202,6 +203,31 @@ std::optional<uint64_t> SampleIdTime(const RecordView& r, const EventAttr& attr)
 // The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
 // several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);
+
+// Where RecordEventId finds the id for one layout, worked out once: a reader that looks up the
+// event of every record should not decode sample_type for each.
+struct EventIdPlace {
+  uint32_t in_sample = 0;  // from a sample's start; 0: samples carry no id
+  uint32_t in_other = 0;   // from the end of any other kernel record; 0: they carry none
+};
+EventIdPlace EventIdPlaceOf(const EventAttr& layout);
+
+// RecordEventId(r, layout) for the place EventIdPlaceOf(layout) gives.
+inline uint64_t RecordEventId(const RecordView& r, const EventIdPlace& at) {
+  size_t size = r.header.size, off;
+  if (r.header.type == PERF_RECORD_SAMPLE) {
+    if (at.in_sample == 0 || size < size_t{at.in_sample} + 8)
+      return 0;
+    off = at.in_sample;
+  } else {
+    if (r.header.type >= kRecordHeaderAttr || at.in_other == 0 || size < size_t{at.in_other} + 8)
+      return 0;
+    off = size - at.in_other;
+  }
+  uint64_t v;
+  std::memcpy(&v, r.data + off, 8);
+  return r.swap ? __builtin_bswap64(v) : v;
+}
 
 }  // namespace pbid
 

@@ -243,7 +243,8 @@ class Session {
   mutable SpanMemo memo_[256];
   SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
   void Forget(int32_t pid) { MemoFor(pid) = SpanMemo{}; }
-  // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into mappings_.
+  // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into
+  // mappings_.
   std::map<uint64_t, size_t> kernel_images_;
   std::unordered_map<int32_t, std::string> comms_;
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
