@@ -253,12 +253,26 @@ class Session::Cuts {
 // file by time, whether or not the file keeps perf's promise that a round never reaches back
 // before the one that precedes it. A record whose header does not fit ends the survey: the
 // pass that follows stops at the same record, with its error.
+//
+// A record that reaches back past more than kStragglerReach records (a task preempted between
+// taking its timestamp and writing its record, on a loaded machine) would bound every flush
+// point since its time, and keep all the records since then in the queue until it is read. It
+// is a straggler instead: left out of the bounds, and queued by the replay at the first flush
+// point with a later record before it, where no record before that point sorts after it. The
+// queue then holds at most kStragglerReach records and a flush's worth. A file where a whole
+// stream of records lags (a CPU's buffer read that late, every time) is held as before once
+// kStragglerReach of them are listed: the plan is kept from growing with the file too.
 Session::Plan Session::Survey() {
+  static constexpr uint64_t kStragglerReach = uint64_t{1} << 16;
   Plan plan;
   uint64_t last_time = 0;
   Cuts cuts;
   // Until the backward pass below, a point's bound is the earliest time up to the next point.
   uint64_t chunk_min = UINT64_MAX;
+  // Per flush point: the latest time of the records before it (ascending), and their number.
+  std::vector<uint64_t> latest_before, records_before;
+  uint64_t latest = 0, records = 0;
+  uint64_t prev_mmap = kNoOffset;
   // Each pass starts with none of the file resident: the pass before may have left up to
   // kReleasePagesEvery of it.
   reader_.ReleasePages();
@@ -270,12 +284,29 @@ Session::Plan Session::Survey() {
       if (!plan.flushes.empty())
         plan.flushes.back().bound = chunk_min;
       plan.flushes.push_back(FlushPoint{r.offset, UINT64_MAX});
+      latest_before.push_back(latest);
+      records_before.push_back(records);
       chunk_min = UINT64_MAX;
     }
     if (r.header.type == kRecordFinishedInit && finished_init_ == kNoOffset)
       finished_init_ = r.offset;
+    // The replay may queue a mapping before it reads the record after it.
+    NoteBuildIdAfterMmap(r, &prev_mmap);
     uint64_t time = RecordTime(r, AttrOf(r), last_time);
     last_time = time;
+    records++;
+    if (!latest_before.empty() && time < latest_before.back() &&
+        plan.stragglers.size() < kStragglerReach) {
+      size_t k =
+          static_cast<size_t>(std::upper_bound(latest_before.begin(), latest_before.end(), time) -
+                              latest_before.begin());
+      if (records - records_before[k] > kStragglerReach) {
+        plan.stragglers.push_back(Straggler{r.offset, time, k});
+        plan.straggler_offsets.push_back(r.offset);
+        return Ok();
+      }
+    }
+    latest = std::max(latest, time);
     chunk_min = std::min(chunk_min, time);
     return Ok();
   });
@@ -286,7 +317,18 @@ Session::Plan Session::Survey() {
     after = std::min(after, it->bound);
     it->bound = after;
   }
+  std::stable_sort(plan.stragglers.begin(), plan.stragglers.end(),
+                   [](const Straggler& a, const Straggler& b) { return a.flush < b.flush; });
   return plan;
+}
+
+void Session::NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap) {
+  if (r.header.type == kRecordHeaderBuildId && *prev_mmap != kNoOffset) {
+    auto b = ParseHeaderBuildId(r);
+    if (b.ok())
+      followed_by_[*prev_mmap] = {std::string(b->filename), b->build_id};
+  }
+  *prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
 }
 
 void Session::Reset() {
@@ -339,32 +381,69 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
   auto before = [](const Ordered& a, const Ordered& b) {
     return a.time != b.time ? a.time < b.time : a.offset < b.offset;
   };
-  // The queue is a sequence of ascending runs, each starting at an index in `runs`; a flush
-  // merges them. The buffers are kept from one flush to the next.
-  std::vector<Ordered> queue, merged;
+  // The queue: `held`, sorted, what earlier flushes left from index `head` on, and `fresh`, the
+  // records queued since, a sequence of ascending runs each starting at an index in `runs`. A
+  // flush merges the runs of `fresh` alone, replays from both in order, and merges what is left
+  // of `fresh` into the end of `held` where they overlap: its cost follows what was queued and
+  // replayed since the last flush, not what a record far back keeps waiting. The buffers are
+  // kept from one flush to the next.
+  std::vector<Ordered> held, fresh, merged;
+  size_t head = 0;
   std::vector<size_t> runs;
+  auto queue = [&](const Ordered& e) {
+    if (fresh.empty() || before(e, fresh.back()))
+      runs.push_back(fresh.size());
+    fresh.push_back(e);
+    stats_.max_queued = std::max<uint64_t>(stats_.max_queued, held.size() - head + fresh.size());
+  };
   reader_.ReleasePages();
   PerfDataReader::PageReleaser pages(reader_);
   bool replay_failed = false;
-  auto flush = [&](uint64_t bound) -> Status {
-    MergeRuns(&queue, &runs, &merged, before);
-    size_t n = 0;
-    for (; n < queue.size() && queue[n].time <= bound; n++) {
-      if (!queue[n].decoded)
-        pages.Reread(queue[n].offset);
-      Status st = Replay(queue[n], on_sample, on_record, &first_unknown, &first_unknown_id);
+  // Replays every queued record that sorts before time `bound` at file offset `until`: the
+  // first record that is not queued yet can sort no earlier.
+  auto flush = [&](uint64_t bound, uint64_t until) -> Status {
+    MergeRuns(&fresh, &runs, &merged, before);
+    Ordered limit{bound, until, 0, 0, 0, 0, false};
+    size_t f = 0;
+    for (;;) {
+      bool from_held = head < held.size() && (f == fresh.size() || before(held[head], fresh[f]));
+      if (!from_held && f == fresh.size())
+        break;
+      const Ordered& e = from_held ? held[head] : fresh[f];
+      if (!before(e, limit))
+        break;
+      if (!e.decoded)
+        pages.Reread(e.offset);
+      Status st = Replay(e, on_sample, on_record, &first_unknown, &first_unknown_id);
       if (!st.ok()) {
         replay_failed = true;
         return st;
       }
+      (from_held ? head : f)++;
     }
-    queue.erase(queue.begin(), queue.begin() + n);
+    if (f < fresh.size()) {
+      auto from = std::upper_bound(held.begin() + static_cast<std::ptrdiff_t>(head), held.end(),
+                                   fresh[f], before);
+      merged.clear();
+      std::merge(from, held.end(), fresh.begin() + static_cast<std::ptrdiff_t>(f), fresh.end(),
+                 std::back_inserter(merged), before);
+      held.erase(from, held.end());
+      held.insert(held.end(), merged.begin(), merged.end());
+    }
+    fresh.clear();
     runs.clear();
-    if (!queue.empty())
-      runs.push_back(0);
+    // The replayed front goes once it is half of `held`: each record is moved about once.
+    if (head > held.size() / 2) {
+      held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
     return Ok();
   };
-  size_t next_flush = 0;  // into plan->flushes
+  // Above every offset (Process refuses files larger than kOffsetBits can hold).
+  constexpr uint64_t kPastTheFile = (uint64_t{1} << kOffsetBits) - 1;
+  size_t next_flush = 0;                                 // into plan->flushes
+  size_t next_straggler = 0, next_straggler_offset = 0;  // into plan->stragglers, _offsets
+  const bool decode = !on_sample && !on_record;
   // A stream's rounds: the latest time read before the last round ended, and the highest bound
   // a flush has replayed up to (0 before the first: no time is below it).
   bool in_round = false, after_round = false;
@@ -376,8 +455,16 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
   auto give_up = [](const RecordView& r) { return Error("replay", r.offset, "stream given up"); };
   Status walked = reader_.ForEachRecord([&](const RecordView& r) -> Status {
     if (plan) {
-      if (next_flush < plan->flushes.size() && plan->flushes[next_flush].offset == r.offset)
-        PBID_RETURN_IF_ERROR(flush(plan->flushes[next_flush++].bound));
+      if (next_flush < plan->flushes.size() && plan->flushes[next_flush].offset == r.offset) {
+        for (; next_straggler < plan->stragglers.size() &&
+               plan->stragglers[next_straggler].flush == next_flush;
+             next_straggler++) {
+          const Straggler& s = plan->stragglers[next_straggler];
+          RecordView late = reader_.RecordAt(s.offset);
+          queue(EntryFor(late, AttrOf(late), decode, s.time));
+        }
+        PBID_RETURN_IF_ERROR(flush(plan->flushes[next_flush++].bound, r.offset));
+      }
     } else if (after_round) {
       // perf's rule: what a round holds is no older than the latest record before the previous
       // round ended.
@@ -385,7 +472,7 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
         // A record that fails here need not be the first to fail in time order: a later one in
         // the file may still sort before it, or a FINISHED_INIT change what it was. Only the
         // survey knows.
-        if (!flush(latest_at_round).ok())
+        if (!flush(latest_at_round, kPastTheFile).ok())
           gave_up = true;
         flushed = latest_at_round;
       }
@@ -403,7 +490,7 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
       finished_init_ = r.offset;
     }
     const EventAttr* attr = AttrOf(r);
-    Ordered e = EntryFor(r, attr, !on_sample && !on_record, last_time);
+    Ordered e = EntryFor(r, attr, decode, last_time);
     uint64_t time = e.time;
     last_time = time;
     if (!plan) {
@@ -411,17 +498,15 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
         gave_up = true;  // older than what was replayed: perf would warn and go on
       latest = std::max(latest, time);
     }
-    if (r.header.type == kRecordHeaderBuildId && prev_mmap != kNoOffset) {
-      auto b = ParseHeaderBuildId(r);
-      if (b.ok())
-        followed_by_[prev_mmap] = {std::string(b->filename), b->build_id};
+    if (!plan)  // the survey saw them all
+      NoteBuildIdAfterMmap(r, &prev_mmap);
+    if (plan && next_straggler_offset < plan->straggler_offsets.size() &&
+        plan->straggler_offsets[next_straggler_offset] == r.offset) {
+      next_straggler_offset++;  // queued already
+      return Ok();
     }
-    prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
-    if (queue.empty() || before(e, queue.back()))
-      runs.push_back(queue.size());
-    queue.push_back(e);
-    stats_.max_queued = std::max<uint64_t>(stats_.max_queued, queue.size());
-    if (!plan && queue.size() > kMaxStreamed)
+    queue(e);
+    if (!plan && held.size() - head + fresh.size() > kMaxStreamed)
       gave_up = true;
     if (gave_up)
       return give_up(r);
@@ -434,7 +519,7 @@ Status Session::Pass(const Plan* plan, const SampleCallback& on_sample,
   if (replay_failed)
     return walked;
   // Everything before a record that does not fit is delivered before its error.
-  PBID_RETURN_IF_ERROR(flush(UINT64_MAX));
+  PBID_RETURN_IF_ERROR(flush(UINT64_MAX, kPastTheFile));
   if (!walked.ok())
     return walked;
   if (stats_.unknown_id > 0) {

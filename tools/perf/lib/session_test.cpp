@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -592,6 +593,110 @@ TEST(SessionRoundsTest, TheQueueHoldsAboutARoundNotTheFile) {
   EXPECT_EQ(10000u, r.stats.samples);
   EXPECT_TRUE(std::is_sorted(r.times.begin(), r.times.end()));
   EXPECT_LE(r.stats.max_queued, 2048u) << "of " << recs.size() << " records";
+}
+
+// A record can be written long after its time: a task preempted between taking the timestamp
+// and writing the record, on a loaded machine. Everything recorded since then sorts after it,
+// and used to wait for it in the queue: held until it was read, and merged again at every flush
+// meanwhile, so that a file with one such record took time and memory that grew with the file.
+// A seeded file of perf's rounds (two CPUs, interleaved in time) with stragglers far behind:
+// mappings, each with its id in a HEADER_BUILD_ID after it, and samples. The replay is still the
+// exact stable sort by time, which a plain sort of the same records gives here.
+TEST(SessionRoundsTest, AStragglerFarBackDoesNotHoldTheFileInTheQueue) {
+  EventAttr a = Attr({1}, false);
+  constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
+  constexpr uint64_t kRounds = 320, kPerCpu = 512, kRoundTime = 2 * kPerCpu;
+  const BuildId id = *BuildId::FromHex(fixtures::kBuildIdHex);
+  std::mt19937_64 rng(20261204);
+  std::vector<RecordBytes> recs;
+  // Every record with a time, as (time, place in the file, mapping number or -1 for a sample),
+  // in file order: stable-sorted by time, what the replay must see.
+  struct Timed {
+    uint64_t time;
+    int mapping;
+  };
+  std::vector<Timed> timed;
+  std::vector<std::string> paths;
+  auto map = [&](uint64_t time) {
+    paths.push_back("/bin/v" + std::to_string(paths.size()));
+    recs.push_back(*BuildMmap2(Map(10, 0x400000, 0x1000, paths.back().c_str(), time), kUser, &a));
+    recs.push_back(*BuildHeaderBuildId(-1, kUser, id, paths.back()));
+    timed.push_back({time, static_cast<int>(paths.size() - 1)});
+  };
+  auto sample = [&](uint64_t time) {
+    recs.push_back(Sample(kUser, 10, 0x400010, time, a));
+    timed.push_back({time, -1});
+  };
+  map(1);
+  for (uint64_t round = 0; round < kRounds; round++) {
+    uint64_t base = 100 + round * kRoundTime;
+    for (uint64_t cpu = 0; cpu < 2; cpu++) {
+      for (uint64_t i = 0; i < kPerCpu; i++)
+        sample(base + 2 * i + cpu);
+    }
+    if (round % 40 == 20)
+      map(base + kRoundTime - 1);  // in its place
+    // A sample a few rounds late, and a mapping far later with the same time: the sample is
+    // first in the file, so it replays first, still in the old mapping.
+    constexpr uint64_t kTie = kRounds / 2 + 7, kTieTime = 100 + (kTie - 3) * kRoundTime + 5;
+    if (round == kTie)
+      sample(kTieTime);
+    if (round == kTie + 150)
+      map(kTieTime);
+    if (round >= kRounds / 2 && rng() % 16 == 0) {
+      // From 100 to 300 rounds back: up to 300,000 records reach past it.
+      uint64_t back = std::min<uint64_t>(round, 100 + rng() % 200);
+      uint64_t time = base - back * kRoundTime + rng() % kRoundTime;
+      if (rng() % 2)
+        map(time);
+      else
+        sample(time);
+    }
+    recs.push_back(BuildEmptyRecord(kRecordFinishedRound));
+  }
+  ASSERT_GT(paths.size(), 12u) << "the seed gave too few stragglers";
+  std::vector<std::pair<std::string, uint64_t>> want;  // each mapping's samples
+  std::vector<uint64_t> want_times;
+  {
+    std::vector<Timed> sorted = timed;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const Timed& x, const Timed& y) { return x.time < y.time; });
+    int current = -1;
+    for (const Timed& t : sorted) {
+      want_times.push_back(t.time);
+      if (t.mapping >= 0) {
+        want.emplace_back(paths[static_cast<size_t>(t.mapping)], 0);
+        current = static_cast<int>(want.size() - 1);
+      } else if (current >= 0) {
+        want[static_cast<size_t>(current)].second++;
+      }
+    }
+  }
+  auto r = WriteAndOpen({a}, recs);
+  ASSERT_TRUE(r);
+  const uint64_t a_quarter = recs.size() / 4;
+  for (Session::Order order : {Session::Order::kStream, Session::Order::kSurvey}) {
+    Session s(*r, order);
+    ASSERT_TRUE(s.Process().ok());
+    std::vector<std::pair<std::string, uint64_t>> got;
+    for (const Mapping& m : s.mappings()) {
+      got.emplace_back(m.path, m.samples);
+      EXPECT_EQ(BuildIdSource::kFile, m.source) << m.path;
+    }
+    EXPECT_EQ(want, got);
+    EXPECT_LE(s.stats().max_queued, a_quarter) << "of " << recs.size() << " records";
+  }
+  // With a callback, every record in the same order.
+  Session s(*r);
+  std::vector<uint64_t> got_times;
+  ASSERT_TRUE(s.Process(nullptr, [&](const RecordContext& c) {
+                 if (c.record.header.type == PERF_RECORD_SAMPLE)
+                   got_times.push_back(ParseSample(c.record, c.attr)->sample_id.time);
+                 else if (c.record.header.type == PERF_RECORD_MMAP2)
+                   got_times.push_back(ParseSampleId(c.record, &c.attr)->time);
+               }).ok());
+  EXPECT_TRUE(want_times == got_times);
+  EXPECT_LE(s.stats().max_queued, a_quarter) << "of " << recs.size() << " records";
 }
 
 // Without callbacks the file is streamed once (Session::Order). What each mapping ends up with

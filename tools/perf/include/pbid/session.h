@@ -170,8 +170,18 @@ class Session {
     uint64_t offset;
     uint64_t bound;
   };
+  // A record far later in the file than its time: the replay queues it at flush point
+  // `flush`, read ahead, and passes over it where the file has it, so that the records it
+  // would otherwise keep waiting (all those since its time) do not pile up in the queue.
+  // `time` is its time in the survey, which a record without one took from the record before.
+  struct Straggler {
+    uint64_t offset, time;
+    size_t flush;  // index into Plan::flushes
+  };
   struct Plan {
-    std::vector<FlushPoint> flushes;  // in file order
+    std::vector<FlushPoint> flushes;          // in file order
+    std::vector<Straggler> stragglers;        // by flush, then file order
+    std::vector<uint64_t> straggler_offsets;  // the same records' offsets, in file order
   };
   class Cuts;  // the survey's flush points
   Plan Survey();
@@ -179,6 +189,8 @@ class Session {
   // perf's rounds, setting *given_up instead if the file breaks what that presumes.
   Status Pass(const Plan* plan, const SampleCallback& on_sample, const RecordCallback& on_record,
               bool* given_up);
+  // Keeps followed_by_: *prev_mmap is the offset of the record before r if it was a mapping.
+  void NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap);
   // Forgets everything replayed, for a survey after a stream was given up.
   void Reset();
   const EventAttr* AttrOf(const RecordView& r);
