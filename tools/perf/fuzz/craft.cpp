@@ -16,6 +16,11 @@
 //   id-all-mismatch N two events that disagree on sample_id_all
 //   data-at-zero N    a data section at offset 0, over the header
 //   data-size-zero N  a file whose header says 0 bytes of data (a killed recorder)
+//   stragglers N      N rounds of perf's order (two CPUs, 1000 samples with callchains, a
+//                     short process that forks, execs, maps and exits), and every 64th round
+//                     a mapping and a sample whose times lie 200 to 600 rounds back (a task
+//                     preempted between its timestamp and its record); seeded, so the same N
+//                     gives the same file
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,6 +30,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -87,6 +93,58 @@ bool PatchU64(const std::string& out, off_t off, uint64_t v) {
   if (fd >= 0)
     close(fd);
   return ok;
+}
+
+// N rounds of perf's order, every 64th followed by records that lag far behind: see the top.
+bool Stragglers(const std::string& out, uint64_t n) {
+  EventAttr g = MakeAttr(1, 1);  // with callchains, so that records have the size of perf's
+  g.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  return Write(out, {g}, [&](const Emit& emit) {
+    std::mt19937_64 rng(n);
+    const std::vector<uint64_t> chain(12, 0x400100);
+    constexpr uint64_t kPerCpu = 500, kRoundTime = 2 * kPerCpu;
+    auto map = [&](uint32_t pid, const std::string& path, uint64_t time) {
+      return emit(
+          *BuildMmap2(Map(pid, 0x400000, 0x1000, path, 1, time), PERF_RECORD_MISC_USER, &g));
+    };
+    auto sample = [&](uint32_t pid, uint64_t time) {
+      return emit(*BuildSample(
+          Sample(PERF_RECORD_MISC_USER, 0x400100, static_cast<int32_t>(pid), 1, time), chain, g));
+    };
+    if (!map(10, "/bin/worker", 1))
+      return false;
+    for (uint64_t round = 0; round < n; round++) {
+      uint64_t base = 100 + round * kRoundTime;
+      uint32_t child = static_cast<uint32_t>(100 + round);
+      TaskRecord t;
+      t.pid = t.tid = child;
+      t.ppid = t.ptid = 10;
+      t.time = t.sample_id.time = base;
+      t.sample_id.pid = t.sample_id.tid = child;
+      t.sample_id.id = 1;
+      if (!emit(BuildTask(PERF_RECORD_FORK, t, &g)) ||
+          !map(child, "/bin/tool" + std::to_string(round % 8), base))
+        return false;
+      for (uint64_t cpu = 0; cpu < 2; cpu++) {
+        for (uint64_t i = 0; i < kPerCpu; i++) {
+          if (!sample(cpu == 0 ? 10 : child, base + 2 * i + cpu))
+            return false;
+        }
+      }
+      t.time = t.sample_id.time = base + kRoundTime - 1;
+      if (!emit(BuildTask(PERF_RECORD_EXIT, t, &g)))
+        return false;
+      if (round % 64 == 63) {
+        uint64_t back = std::min<uint64_t>(round, 200 + rng() % 400);
+        uint64_t time = base - back * kRoundTime + rng() % kRoundTime;
+        if (!map(10, "/bin/worker", time) || !sample(10, time))
+          return false;
+      }
+      if (!emit(BuildEmptyRecord(kRecordFinishedRound)))
+        return false;
+    }
+    return true;
+  });
 }
 
 bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
@@ -194,6 +252,8 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
       return true;
     });
   }
+  if (kind == "stragglers")
+    return Stragglers(out, n);
   auto small = [&](const std::vector<EventAttr>& attrs) {
     return Write(out, attrs, [&](const Emit& emit) {
       for (uint64_t i = 0; i < n; i++) {
