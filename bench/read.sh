@@ -11,6 +11,12 @@
 # time, peak RSS and MB/s of each side and the ratios perf/perf-buildid. `report` runs only on
 # files up to REPORT_MAX_MB (perf report takes minutes per GB).
 #
+# The workload is seeded (BENCH_SEED, default 1; kept beside each file as FILE.seed), and a
+# second table gives each file's shape: its records by type, the processes and mappings the
+# replay finds, and perf's rounds. Two machines' files differ in what the timing of their
+# recording let in; the shape says by how much, and a row is compared only with a row of
+# like shape.
+#
 # Writes OUT.md (default build/bench/read.md), the raw measurements beside it (.tsv) and a
 # plot of time and peak memory against file size (.svg) when gnuplot is installed.
 set -euo pipefail
@@ -18,6 +24,7 @@ set -euo pipefail
 root=$BENCH_ROOT
 runs=5 sizes="16 64 256 1024" report_max=256
 datadir=${BENCH_DATA:-$CACHE/bench}
+seed=${BENCH_SEED:-1}
 out=$root/build/bench/read.md
 while getopts "n:s:R:d:o:" o; do
 	case $o in
@@ -46,8 +53,9 @@ record_perf() {
 	if [ ! -s "$f" ]; then
 		echo "bench: recording $f" >&2
 		perf record -q -a -g --buildid-mmap -F 20000 -m 256 --max-size="$1M" -o "$f.tmp" \
-			-- "$root/bench/workload.sh" 3600 >/dev/null 2>"$work/record.log" ||
+			-- "$root/bench/workload.sh" 3600 "$seed" >/dev/null 2>"$work/record.log" ||
 			{ cat "$work/record.log" >&2; die "perf record failed"; }
+		echo "$seed" >"$f.seed"
 		mv "$f.tmp" "$f"
 	fi
 	echo "$f"
@@ -61,12 +69,38 @@ record_pbid() {
 		"$pbid" record -q -a -g -F 20000 -m 256 -o "$f.tmp" >/dev/null 2>"$work/record.log" &
 		local rec=$!
 		sleep 1
-		"$root/bench/workload.sh" 10
+		"$root/bench/workload.sh" 10 "$seed"
 		kill -INT "$rec"
 		wait "$rec" || { cat "$work/record.log" >&2; die "perf-buildid record failed"; }
+		echo "$seed" >"$f.seed"
 		mv "$f.tmp" "$f"
 	fi
 	echo "$f"
+}
+
+# shape FILE: one row of the shape table. Records by type from perf's own count (`perf report
+# --stats`: the records of the data section, each type once); processes (those that mapped
+# something) and mappings from perf-buildid's replay.
+shape() {
+	local f=$1 s=-
+	[ -s "$f.seed" ] && s=$(cat "$f.seed")
+	perf report --stats -i "$f" 2>/dev/null >"$work/stats" ||
+		die "perf report --stats failed on $f"
+	"$pbid" maps -i "$f" >"$work/maps" || die "perf-buildid maps failed on $f"
+	awk -v f="$(basename "$f")" -v s="$s" -v maps="$work/maps" '
+	$2 == "events:" && !done[$1]++ { n[$1] = $3 }
+	END {
+		while ((getline line <maps) > 0) {
+			split(line, w, " ")
+			mappings++
+			if (w[1] != -1) pid[w[1]] = 1
+		}
+		for (p in pid) procs++
+		other = n["TOTAL"] - n["SAMPLE"] - n["MMAP2"] - n["MMAP"] - n["COMM"] - n["FORK"] - n["EXIT"] - n["FINISHED_ROUND"]
+		printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", f, s, n["TOTAL"],
+			n["SAMPLE"], n["MMAP2"] + n["MMAP"], n["COMM"], n["FORK"], n["EXIT"], other, procs, mappings,
+			n["FINISHED_ROUND"]
+	}' "$work/stats"
 }
 
 # measure TOOL CMDNAME FILE ARGV...: one timed run; appends a row to the tsv, with the file's
@@ -105,7 +139,12 @@ for s in $sizes; do files+=("$(record_perf "$s")"); done
 files+=("$(record_pbid)")
 
 printf 'command\tfile\tmb\ttool\twall_s\tcpu_s\trss_kb\n' >"$tsv"
+{
+	echo "| file | seed | records | SAMPLE | MMAP2 | COMM | FORK | EXIT | other | processes | mappings | rounds |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+} >"$work/shapes"
 for f in "${files[@]}"; do
+	shape "$f" >>"$work/shapes"
 	mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
 	echo "bench: reading $(basename "$f") ($mb MB)" >&2
 	pair buildid-list "$f" "$pbid buildid-list -i $f" "perf buildid-list -i $f"
@@ -136,6 +175,13 @@ END {
 			(ow > 0 ? pw / ow : 0), (ow > 0 ? mb[f] / ow : 0), oc, pc, orss, prss, (orss > 0 ? prss / orss : 0)
 	}
 }' "$tsv" >"$out"
+{
+	echo
+	echo "Each file's shape (the workload's seed; records by type, as perf report --stats counts"
+	echo "them; processes that mapped something and their mappings; perf's rounds):"
+	echo
+	cat "$work/shapes"
+} >>"$out"
 
 if command -v gnuplot >/dev/null; then
 	# One series per tool and command, medians by file size, perf's own files only.

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# workload.sh SECONDS: the mixed load that the reading benchmarks record. For SECONDS, one
-# process burns CPU while another starts short-lived processes from several distinct binaries
-# in a loop, so that a system-wide recording holds thousands of COMM, FORK, EXIT and MMAP2
-# records between its samples, as a busy machine's does. Exits when the time is up or when
-# the recorder stops it with SIGTERM.
+# workload.sh SECONDS [SEED]: the mixed load that the reading benchmarks record. For SECONDS,
+# one process burns CPU while another starts short-lived processes from several distinct
+# binaries in a loop, so that a system-wide recording holds thousands of COMM, FORK, EXIT and
+# MMAP2 records between its samples, as a busy machine's does. Exits when the time is up or
+# when the recorder stops it with SIGTERM.
+#
+# SEED (default 1) fixes which binary each short process runs, in which order: two machines
+# given one seed start the same programs in the same sequence; only how far they get in
+# SECONDS, and what else runs beside them, differ (bench/read.sh prints each file's shape).
 set -euo pipefail
-secs=${1:?usage: workload.sh SECONDS}
+secs=${1:?usage: workload.sh SECONDS [SEED]}
+seed=${2:-1}
 end=$(( $(date +%s) + secs ))
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; exit 0' TERM INT
@@ -17,15 +22,20 @@ trap 'kill "${pids[@]}" 2>/dev/null; exit 0' TERM INT
 done ) &
 pids+=("$!")
 
-# Many short processes of distinct binaries.
-( while [ "$(date +%s)" -lt "$end" ]; do
-	ls /usr/bin >/dev/null
-	sed -n 1p /etc/os-release >/dev/null
-	awk 'BEGIN { s = 0; for (i = 0; i < 2000; i++) s += i }' </dev/null
-	sort -n </etc/services >/dev/null
-	cat /proc/self/maps >/dev/null
-	id -u >/dev/null
-done ) &
+# Many short processes of distinct binaries, one picked by the seeded sequence at a time.
+(
+	RANDOM=$seed
+	while [ "$(date +%s)" -lt "$end" ]; do
+		case $((RANDOM % 6)) in
+		0) ls /usr/bin >/dev/null ;;
+		1) sed -n 1p /etc/os-release >/dev/null ;;
+		2) awk 'BEGIN { s = 0; for (i = 0; i < 2000; i++) s += i }' </dev/null ;;
+		3) sort -n </etc/services >/dev/null ;;
+		4) cat /proc/self/maps >/dev/null ;;
+		*) id -u >/dev/null ;;
+		esac
+	done
+) &
 pids+=("$!")
 
 wait
