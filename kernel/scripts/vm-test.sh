@@ -49,28 +49,10 @@ cp -a "$out/payload/perf_events" "$out/disk/perf_events"
 # instead of taking the whole VM's time.
 tmo=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$st/settings" 2>/dev/null || true)
 tmo=${tmo:-45}
-{
-	echo 'rc=0'
-	echo '[ -n "$LAB_BLOCK_DIR" ] || { echo "lab: no ext4 disk in the guest"; exit 1; }'
-	echo 'export BUILDID_BLOCK_DIR=$LAB_BLOCK_DIR/perf_events BUILDID_LAB=1'
-	[ -n "$expect" ] && echo "export BUILDID_EXPECT=$expect"
-	for run in warm cold; do
-		if [ $run = warm ]; then
-			echo 'cd /payload/perf_events; unset BUILDID_COLD'
-		else
-			echo 'cd "$BUILDID_BLOCK_DIR"; export BUILDID_COLD=1'
-		fi
-		echo "echo '# lab run: $run'"
-		for p in "${progs[@]}"; do
-			echo "echo '# selftests: perf_events: $p'"
-			echo "timeout -s KILL $tmo ./$p; r=\$?"
-			echo "[ \$r != 137 ] || echo '# TIMEOUT: $p killed after $tmo s (settings)'"
-			# 4 is KSFT_SKIP: every case skipped is not a failure
-			echo "echo \"# exit=\$r $p\"; [ \$r = 0 ] || [ \$r = 4 ] || rc=1"
-		done
-	done
-	echo 'exit $rc'
-} >"$out/payload/run.sh"
+cp "$LAB_ROOT/kernel/scripts/vm-test-guest.sh" "$out/payload/"
+cat >"$out/payload/run.sh" <<GUEST
+LAB_TIMEOUT=$tmo LAB_EXPECT=$expect sh ./vm-test-guest.sh ${progs[*]}
+GUEST
 
 set +e
 LAB_CMDLINE="hugepagesz=2M hugepages=4 ${LAB_CMDLINE:-}" \
