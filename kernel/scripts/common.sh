@@ -223,6 +223,22 @@ lab_configure() {
 	} >>"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
 }
 
+# vm_payload_run NAME KERNEL RUN FILE...: boots KERNEL (vm-run.sh, 180 s) with FILEs and
+# perf-buildid's workload libraries in /payload, where the guest runs RUN (a line of shell). The
+# work directory, with the console log, is build/NAME/KERNEL. Does not return.
+vm_payload_run() {
+	local work=$LAB_ROOT/build/$1/$2 kname=$2 run=$3 f
+	shift 3
+	for f in "$@"; do
+		[ -e "$f" ] || die "$f is missing: run make perf-buildid first"
+	done
+	rm -rf "$work"
+	mkdir -p "$work/payload"
+	cp "$@" "$LAB_ROOT/build/bin"/libpbidwork*.so "$work/payload/"
+	printf '%s\n' "$run" >"$work/payload/run.sh"
+	exec "$LAB_ROOT/kernel/scripts/vm-run.sh" -t 180 "$kname" "$work/payload" "$work/console.log"
+}
+
 # with_lock FILE CMD...: one kernel build at a time on this machine (2 cores).
 with_lock() {
 	local lock=$1; shift

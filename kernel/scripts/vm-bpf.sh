@@ -10,15 +10,6 @@ kname=$1
 bin=$LAB_ROOT/build/bin
 test_bin=$LAB_ROOT/build/perf/bpf/tests/stack_ids_test
 [ -x "$test_bin" ] || die "$test_bin is missing: run make perf-buildid (with libbpf-dev, bpftool, clang)"
-for f in pbid-workload pbid-workload.buildids; do
-	[ -e "$bin/$f" ] || die "$bin/$f is missing: run make perf-buildid first"
-done
-work=$LAB_ROOT/build/vm-bpf/$kname
-rm -rf "$work"
-mkdir -p "$work/payload"
-cp "$test_bin" "$bin/pbid-workload" "$bin/pbid-workload.buildids" "$bin"/libpbidwork*.so \
-	"$work/payload/"
-cat >"$work/payload/run.sh" <<'GUEST'
-PBID_BPF_EXPECT=1 PBID_WORKLOAD=/payload/pbid-workload ./stack_ids_test
-GUEST
-exec "$LAB_ROOT/kernel/scripts/vm-run.sh" -t 180 "$kname" "$work/payload" "$work/console.log"
+vm_payload_run vm-bpf "$kname" \
+	'PBID_BPF_EXPECT=1 PBID_WORKLOAD=/payload/pbid-workload ./stack_ids_test' \
+	"$test_bin" "$bin/pbid-workload" "$bin/pbid-workload.buildids"

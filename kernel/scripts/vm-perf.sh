@@ -7,16 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=$1
 bin=$LAB_ROOT/build/bin
-for f in perf-buildid pbid-workload pbid-workload.buildids; do
-	[ -e "$bin/$f" ] || die "$bin/$f is missing: run make perf-buildid first"
-done
-work=$LAB_ROOT/build/vm-perf/$kname
-rm -rf "$work"
-mkdir -p "$work/payload"
-cp "$bin/perf-buildid" "$bin/pbid-workload" "$bin/pbid-workload.buildids" "$bin"/libpbidwork*.so \
-	"$work/payload/"
-cp "$LAB_ROOT/tools/perf/tests/vm-smoke.sh" "$work/payload/"
-cat >"$work/payload/run.sh" <<'GUEST'
-LD_LIBRARY_PATH=/payload sh ./vm-smoke.sh /payload/perf-buildid /payload/pbid-workload 400
-GUEST
-exec "$LAB_ROOT/kernel/scripts/vm-run.sh" -t 180 "$kname" "$work/payload" "$work/console.log"
+vm_payload_run vm-perf "$kname" \
+	'LD_LIBRARY_PATH=/payload sh ./vm-smoke.sh /payload/perf-buildid /payload/pbid-workload 400' \
+	"$bin/perf-buildid" "$bin/pbid-workload" "$bin/pbid-workload.buildids" \
+	"$LAB_ROOT/tools/perf/tests/vm-smoke.sh"
