@@ -55,9 +55,10 @@ vm-test-rt: deps
 
 # The selftests, cross-compiled, on qemu-system-aarch64 with 4 KiB and 64 KiB pages: the
 # verdicts of x86_64's 5.10-buildid but for the cases listed, with their reasons, in
-# expected-differences-arm64.txt. check boots the 4 KiB kernel only (ARM64_KERNELS): it is the
-# image kernel-crossbuild builds anyway, while the 64 KiB one is another kernel build.
-ARM64_KERNELS ?= 5.10-buildid-arm64 5.10-buildid-arm64-64k
+# expected-differences-arm64.txt. ARM64_KERNELS: the arm64 kernels of LAB_KERNELS
+# (kernel/scripts/common.sh); check boots those the table marks for it (the 4 KiB kernel: it is
+# the image kernel-crossbuild builds anyway, while the 64 KiB one is another kernel build).
+ARM64_KERNELS ?= $(shell bash -c '. $(LAB)/common.sh && lab_kernels_of arm64')
 ARM64_DIFFERENCES := tools/testing/selftests/perf_events/expected-differences-arm64.txt
 vm-test-arm64: deps
 	@[ -s $(BUILD)/selftests/5.10-buildid/verdicts.txt ] || $(LAB)/vm-test.sh 5.10-buildid

@@ -2,7 +2,7 @@
 # make check: every test of the project. Runs each step even when an earlier one failed, then
 # prints one line per step and per kernel, and a closing "N passed, N failed" line.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . kernel/scripts/common.sh
 
 summary=$(mktemp)
@@ -12,7 +12,8 @@ npass=0 nfail=0
 
 step() {
 	local name=$1; shift
-	local t0=$(date +%s) rc
+	local t0 rc
+	t0=$(date +%s)
 	progress check "== $name"
 	"$@"
 	rc=$?
@@ -45,8 +46,10 @@ step "module ABI: Debian 11's config, W=1 C=1, every CRC equal to Debian's shipp
 	kernel/scripts/abi-check.sh debian
 step "lab self-test: failure, hang, kernel warning, early death each detected" \
 	kernel/scripts/lab-selftest.sh 5.10
-for k in 5.10-buildid 5.10 6.12 5.10-buildid-kasan; do
-	step "vm-test $k" make --no-print-directory vm-test KERNEL=$k
+# The kernels of each VM step are those LAB_KERNELS (kernel/scripts/common.sh) marks for it.
+mapfile -t kernels < <(lab_kernels vm-test)
+for k in "${kernels[@]}"; do
+	step "vm-test $k" make --no-print-directory vm-test KERNEL="$k"
 done
 # The same tests must give the same verdicts on the backport and on upstream, except for the
 # cases listed, with their reasons, in expected-differences.txt (the series' own limits); a
@@ -56,11 +59,14 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 	tools/testing/selftests/perf_events/expected-differences.txt
 step "vm-test 5.10-rt-buildid (Debian's PREEMPT_RT, lockdep): clean, the verdicts of 5.10-buildid" \
 	make --no-print-directory vm-test-rt
-# The 64 KiB-page kernel (make vm-test-arm64) stays out: one more kernel build, about 6 min cold.
-step "vm-test 5.10-buildid-arm64 (qemu-system-aarch64): x86_64's verdicts but for the listed differences" \
-	make --no-print-directory vm-test-arm64 ARM64_KERNELS=5.10-buildid-arm64
-for k in 5.10-buildid 5.10; do
-	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh $k
+mapfile -t kernels < <(lab_kernels vm-test-arm64)
+for k in "${kernels[@]}"; do
+	step "vm-test $k (qemu-system-aarch64): x86_64's verdicts but for the listed differences" \
+		make --no-print-directory vm-test-arm64 ARM64_KERNELS="$k"
+done
+mapfile -t kernels < <(lab_kernels vm-perf)
+for k in "${kernels[@]}"; do
+	step "perf-buildid record in the VM on $k" kernel/scripts/vm-perf.sh "$k"
 done
 # The tools series' bisection (git am, checkpatch --strict, perf built after each of its 10
 # patches: about 10 min cold) is make perf-5.10-series-check, kept out of check for check's

@@ -47,33 +47,92 @@ progress() {
 #             perf-buildid record's BPF path is tested.
 #   debian    Debian's own build of the base that abi-check compares CRCs with: the version of
 #             its linux-config and linux-headers packages, and its ABI name
-LAB_BASE_FIELDS=(base package series rt upstream debian)
+# shellcheck disable=SC2034 # read through lab_field
+LAB_BASES_FIELDS=(base package series rt upstream debian)
+# shellcheck disable=SC2034
 LAB_BASES=(
 	"5.10 linux-source-5.10 linux-5.10 /usr/src/linux-patch-5.10-rt.patch.xz - 5.10.262-1/5.10.0-46"
 	"6.12 linux-source-6.12 - - yes -"
 )
 
-# base_field BASE FIELD: prints FIELD of BASE's line in LAB_BASES; fails for an unknown BASE.
-base_field() {
-	local line i f
-	for line in "${LAB_BASES[@]}"; do
-		read -ra f <<<"$line"
-		[ "${f[0]}" = "$1" ] || continue
-		for i in "${!LAB_BASE_FIELDS[@]}"; do
-			[ "${LAB_BASE_FIELDS[i]}" = "$2" ] && { echo "${f[i]}"; return 0; }
-		done
-		die "base_field: no field '$2'"
+# The kernels the project tests, one line each (any other name builds and boots as well):
+#   name    a kernel name (parse_name)
+#   check   the steps of make check (scripts/check.sh) that run on it, comma-separated:
+#           vm-test (make vm-test KERNEL=NAME), vm-perf (kernel/scripts/vm-perf.sh NAME),
+#           vm-test-arm64 (make vm-test-arm64 with ARM64_KERNELS=NAME); "-": none. The other
+#           steps name their kernels themselves: vm-test-rt (5.10-rt-buildid), abi-check
+#           (BASE-abi, BASE-buildid-abi), lab-selftest, vm-bpf, vm-coverage and vm-perf-5.10.
+# shellcheck disable=SC2034 # read through lab_field
+LAB_KERNELS_FIELDS=(name check)
+# shellcheck disable=SC2034 # read through lab_field
+LAB_KERNELS=(
+	"5.10-buildid vm-test,vm-perf"
+	"5.10 vm-test,vm-perf"
+	"6.12 vm-test"
+	"5.10-buildid-kasan vm-test"
+	"5.10-rt-buildid -"
+	"5.10-buildid-arm64 vm-test-arm64"
+	# the 64 KiB-page kernel stays out of check: one more kernel build, about 6 min cold
+	"5.10-buildid-arm64-64k -"
+	"5.10-abi -"
+	"5.10-buildid-abi -"
+)
+
+# lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_KERNELS), one a line: a row
+# may be written over several lines and hold comments between rows.
+lab_rows() {
+	local -n rows_=$1
+	local row f
+	for row in "${rows_[@]}"; do
+		read -rd '' -a f <<<"$row" || true
+		echo "${f[*]}"
 	done
+}
+
+# lab_field TABLE KEY FIELD: prints FIELD of the row of TABLE whose first field is KEY (the
+# field names are in TABLE_FIELDS: LAB_BASES_FIELDS for LAB_BASES); fails for an
+# unknown KEY.
+lab_field() {
+	local -n names_=${1}_FIELDS
+	local f i
+	while read -ra f; do
+		[ "${f[0]}" = "$2" ] || continue
+		for i in "${!names_[@]}"; do
+			[ "${names_[i]}" = "$3" ] && { echo "${f[i]}"; return 0; }
+		done
+		die "$1: no field '$3'"
+	done < <(lab_rows "$1")
 	return 1
 }
 
-# lab_bases [FIELD]: the bases, one a line; with FIELD, those whose FIELD is not "-".
-lab_bases() {
-	local line f
-	for line in "${LAB_BASES[@]}"; do
-		read -ra f <<<"$line"
-		if [ $# -eq 0 ] || [ "$(base_field "${f[0]}" "$1")" != - ]; then echo "${f[0]}"; fi
-	done
+# lab_keys TABLE [FIELD]: the first field of TABLE's rows, one a line; with FIELD, of those
+# whose FIELD is not "-".
+lab_keys() {
+	local f
+	while read -ra f; do
+		if [ $# -eq 1 ] || [ "$(lab_field "$1" "${f[0]}" "$2")" != - ]; then echo "${f[0]}"; fi
+	done < <(lab_rows "$1")
+}
+
+base_field() { lab_field LAB_BASES "$@"; }
+lab_bases() { lab_keys LAB_BASES "$@"; }
+# lab_kernels [STEP]: the kernels of LAB_KERNELS, one a line; with STEP (not empty), those make
+# check runs STEP on.
+lab_kernels() {
+	local k
+	while read -r k; do
+		if [ -z "${1:-}" ] || [[ ,$(lab_field LAB_KERNELS "$k" check), = *,"$1",* ]]; then
+			echo "$k"
+		fi
+	done < <(lab_keys LAB_KERNELS)
+}
+
+# lab_kernels_of ARCH: the kernels of LAB_KERNELS built for ARCH.
+lab_kernels_of() {
+	local k
+	while read -r k; do
+		if (parse_name "$k" && [ "$K_ARCH" = "$1" ]); then echo "$k"; fi
+	done < <(lab_kernels "")
 }
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
@@ -177,6 +236,7 @@ config_fragments() {
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
 	return 0
 }
+
 
 # Bump when build.sh changes what it produces (not for cosmetic changes: every bump rebuilds
 # every kernel).
