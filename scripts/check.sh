@@ -61,7 +61,7 @@ step "vm-test 5.10-rt-buildid (Debian's PREEMPT_RT, lockdep): clean, the verdict
 	make --no-print-directory vm-test-rt
 mapfile -t kernels < <(lab_kernels vm-test-arm64)
 for k in "${kernels[@]}"; do
-	step "vm-test $k (qemu-system-aarch64): x86_64's verdicts but for the listed differences" \
+	step "vm-test $k ($(parse_name "$k" && arch_field qemu)): x86_64's verdicts but for the listed differences" \
 		make --no-print-directory vm-test-arm64 ARM64_KERNELS="$k"
 done
 mapfile -t kernels < <(lab_kernels vm-perf)

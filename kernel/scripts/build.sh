@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# build.sh NAME: build the kernel NAME (cached by content hash) and print its bzImage path.
+# build.sh NAME: build the kernel NAME (cached by content hash) and print the path of its image
+# (the architecture's: bzImage, Image).
 # Everything else (progress, logs) goes to stderr.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 parse_name "$1"
 
 out=$(image_dir)
-image=$out/bzImage
-[ "$K_ARCH" = arm64 ] && image=$out/Image
+target=$(arch_field image)
+image=$out/$target
 if [ -f "$out/.done" ]; then
 	echo "$image"
 	exit 0
@@ -20,19 +21,18 @@ build() {
 	obj=$CACHE/build/$K_NAME
 	log=$obj.log
 	mkdir -p "$obj"
-	local cross=() arch=x86_64 target=bzImage targets
-	if [ "$K_ARCH" = arm64 ]; then
-		arch=arm64 target=Image
-		cross=(CROSS_COMPILE=aarch64-linux-gnu-)
-	fi
+	local cross=() karch prefix targets cc
+	karch=$(arch_field karch)
+	prefix=$(arch_field cross)
+	[ "$prefix" = - ] && prefix=""
+	[ -z "$prefix" ] || cross=(CROSS_COMPILE="$prefix")
 	targets=("$target")
 	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`.
 	[ "$K_VARIANT" = abi ] && targets+=(modules)
-	local cc=gcc
-	[ "$K_ARCH" = arm64 ] && cc=aarch64-linux-gnu-gcc
+	cc=${prefix}gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
 	lab_ccache_env
-	local mk=(make -C "$src" O="$obj" ARCH="$arch" "${cross[@]}" CC="$cc" -j"$(nproc)")
+	local mk=(make -C "$src" O="$obj" ARCH="$karch" "${cross[@]}" CC="$cc" -j"$(nproc)")
 
 	t0=$(date +%s)
 	mapfile -t frags < <(config_fragments)
@@ -46,13 +46,18 @@ build() {
 	if [ -n "$missing" ]; then
 		progress "kernel $K_NAME" "note: not in final .config: $missing"
 	fi
-	local required=(CONFIG_PERF_EVENTS)
-	case $K_ARCH/$K_VARIANT in
-	*/abi) required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT) ;;
-	x86_64/*) required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_8250_CONSOLE) ;;
-	arm64/*) required+=(CONFIG_BLK_DEV_INITRD CONFIG_SERIAL_AMBA_PL011_CONSOLE CONFIG_VIRTIO_BLK) ;;
-	esac
-	[ "$K_PAGES" = 64k ] && required+=(CONFIG_ARM64_64K_PAGES)
+	local required=(CONFIG_PERF_EVENTS) guest pagefrag
+	if [ "$K_VARIANT" = abi ]; then
+		required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT)
+	else
+		IFS=, read -ra guest <<<"$(arch_field required)"
+		required+=(CONFIG_BLK_DEV_INITRD "${guest[@]}")
+	fi
+	# The page size's fragment sets nothing but the page size.
+	pagefrag=$(page_fragment)
+	if [ -n "$pagefrag" ]; then
+		mapfile -t -O "${#required[@]}" required < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$pagefrag")
+	fi
 	[ "$K_RT" = 1 ] && required+=(CONFIG_PREEMPT_RT CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP)
 	for o in "${required[@]}"; do
 		grep -qx "$o=y" "$obj/.config" || die "$K_NAME: $o did not survive olddefconfig"
@@ -78,7 +83,7 @@ build() {
 		die "headers_install failed for $K_NAME"
 	rm -rf "$out.tmp"
 	mkdir -p "$out.tmp"
-	cp "$obj/arch/$arch/boot/$target" "$out.tmp/"
+	cp "$obj/arch/$karch/boot/$target" "$out.tmp/"
 	cp "$obj/.config" "$out.tmp/config"
 	# vmlinux carries the symbols (and build ID) that a report on the host needs for the
 	# guest's kernel samples.

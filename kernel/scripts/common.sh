@@ -55,6 +55,44 @@ LAB_BASES=(
 	"6.12 linux-source-6.12 - - yes -"
 )
 
+# The architectures, one line each: everything the scripts know about one. The first is the
+# host's, the reference the others' verdicts are compared with (make vm-test-arm64) and the
+# only one with the ABI variant (abi-check compares with Debian's amd64 build). Adding an
+# architecture is a line here, its config fragment in kernel/configs and its compiler, QEMU and
+# libc packages in scripts/install-deps.sh. Fields, "-" for none:
+#   arch      its name: K_ARCH, the suffix of the kernel names (-arm64), not written for the first
+#   karch     the kernel's ARCH= (its arch/ directory)
+#   cross     the CROSS_COMPILE prefix of its compiler (the kernel's and the selftests')
+#   image     the make target that builds the bootable image, and its file in arch/KARCH/boot
+#   qemu      the QEMU system emulator that boots it
+#   machine   QEMU's -M
+#   cpu       QEMU's -cpu under TCG (under KVM, which only the host's architecture gets: host)
+#   console   the serial console device (console= on the kernel command line)
+#   disk      the QEMU device of the ext4 disk, on a drive of its own; "-": -drive if=virtio
+#   pages     its page sizes, comma-separated; the first is the default, another is a suffix of
+#             the name (-arm64-64k) and the fragment kernel/configs/ARCH-SIZE.config, whose
+#             options must all survive olddefconfig
+#   endian    little or big: the byte order of its guests' records (no test branches on it yet)
+#   debarch   its Debian architecture: busybox-static:DEBARCH is the guest's busybox; when it is
+#             the machine's own (dpkg --print-architecture), the host's busybox and KVM serve
+#   config    the fragment under kernel/configs its guest needs on top of base.config and
+#             block.config
+#   required  the options of its guest (console, disk) that must survive olddefconfig,
+#             comma-separated
+# shellcheck disable=SC2034 # read through lab_field
+LAB_ARCHES_FIELDS=(arch karch cross image qemu machine cpu console disk pages endian debarch config
+	required)
+# shellcheck disable=SC2034,SC2054 # read through lab_field; commas separate lists and QEMU options
+LAB_ARCHES=(
+	"x86_64 x86_64 - bzImage qemu-system-x86_64 - max ttyS0 - 4k little amd64 -
+		CONFIG_SERIAL_8250_CONSOLE"
+	# virt with a CPU that has the 4 KiB and 64 KiB granules (pointer authentication with
+	# QEMU's cheap algorithm: the architected one is slow under TCG); the disk on virtio-pci
+	"arm64 arm64 aarch64-linux-gnu- Image qemu-system-aarch64 virt max,pauth-impdef=on ttyAMA0
+		virtio-blk-pci 4k,64k little arm64 arm64.config
+		CONFIG_SERIAL_AMBA_PL011_CONSOLE,CONFIG_VIRTIO_BLK"
+)
+
 # The kernels the project tests, one line each (any other name builds and boots as well):
 #   name    a kernel name (parse_name)
 #   check   the steps of make check (scripts/check.sh) that run on it, comma-separated:
@@ -78,7 +116,7 @@ LAB_KERNELS=(
 	"5.10-buildid-abi -"
 )
 
-# lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_KERNELS), one a line: a row
+# lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_ARCHES, LAB_KERNELS), one a line: a row
 # may be written over several lines and hold comments between rows.
 lab_rows() {
 	local -n rows_=$1
@@ -116,6 +154,12 @@ lab_keys() {
 
 base_field() { lab_field LAB_BASES "$@"; }
 lab_bases() { lab_keys LAB_BASES "$@"; }
+# arch_field FIELD: FIELD of the parsed kernel's architecture.
+arch_field() { lab_field LAB_ARCHES "$K_ARCH" "$1"; }
+
+# arch_native: the parsed kernel's architecture is the machine's own.
+arch_native() { [ "$(arch_field debarch)" = "$(dpkg --print-architecture)" ]; }
+
 # lab_kernels [STEP]: the kernels of LAB_KERNELS, one a line; with STEP (not empty), those make
 # check runs STEP on.
 lab_kernels() {
@@ -136,35 +180,43 @@ lab_kernels_of() {
 }
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
-# PREEMPT_RT patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (x86_64|arm64), K_PAGES
-# (4k|64k), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
-# K_UPSTREAM (its base has them upstream: yes|-), and from the base's line the source package
-# (K_PACKAGE), SERIES_DIR and RT_PATCH. NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi].
+# PREEMPT_RT patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (an architecture of
+# LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page sizes), K_FEATURE (1 when the
+# kernel puts build IDs in MMAP2, from the series or upstream), K_UPSTREAM (its base has them
+# upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
+# RT_PATCH. NAME is BASE[-rt][-buildid][-ARCH[-PAGES]][-kasan|-abi]:
+# no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
 parse_name() {
-	local n=$1
-	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_ARCH=x86_64 K_PAGES=4k
+	local n=$1 a arches pages
+	mapfile -t arches < <(lab_keys LAB_ARCHES)
+	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_ARCH=${arches[0]} K_PAGES=""
 	case $n in
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
 	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
 	esac
-	case $n in *-64k) K_PAGES=64k; n=${n%-64k} ;; esac
-	case $n in *-arm64) K_ARCH=arm64; n=${n%-arm64} ;; esac
+	case $n in *-[0-9]*k) K_PAGES=${n##*-}; n=${n%-*} ;; esac
+	for a in "${arches[@]:1}"; do
+		case $n in *-"$a") K_ARCH=$a; n=${n%-"$a"}; break ;; esac
+	done
 	case $n in *-buildid) K_PATCHED=1; n=${n%-buildid} ;; esac
 	case $n in *-rt) K_RT=1; n=${n%-rt} ;; esac
 	K_BASE=$n
 	local series rt
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-buildid][-arm64[-64k]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' ') (LAB_BASES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-buildid][-ARCH[-PAGES]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
 	K_UPSTREAM=$(base_field "$K_BASE" upstream)
 	SERIES_DIR="" RT_PATCH=$rt
 	[ "$series" = - ] || SERIES_DIR=${LAB_SERIES_DIR:-$LAB_ROOT/kernel/patches/$series}
-	if [ "$K_PAGES" = 64k ] && [ "$K_ARCH" != arm64 ]; then
-		die "'$1': -64k is an arm64 page size (use -arm64-64k)"
+	pages=$(arch_field pages)
+	if [ -z "$K_PAGES" ]; then
+		K_PAGES=${pages%%,*}
+	elif [ "$K_PAGES" = "${pages%%,*}" ] || [[ ,$pages, != *,"$K_PAGES",* ]]; then
+		die "'$1': -$K_PAGES is not a page size of $K_ARCH (its sizes: $pages; the first, its default, is not written)"
 	fi
 	if [ "$K_PATCHED" = 1 ] && [ "$series" = - ]; then
 		die "'$1': no series applies to $K_BASE (bases with one: $(lab_bases series | paste -sd' '))"
@@ -175,8 +227,8 @@ parse_name() {
 	K_FEATURE=$K_PATCHED
 	# shellcheck disable=SC2034
 	[ "$K_UPSTREAM" = - ] || K_FEATURE=1
-	if [ "$K_VARIANT" = abi ] && [ "$K_ARCH" != x86_64 ]; then
-		die "'$1': the ABI variant is x86_64 only"
+	if [ "$K_VARIANT" = abi ] && [ "$K_ARCH" != "${arches[0]}" ]; then
+		die "'$1': the ABI variant is ${arches[0]} only"
 	fi
 }
 
@@ -220,14 +272,14 @@ config_fragments() {
 		echo "$CONFIGS/abi.config"
 		return
 	fi
-	# The same guest everywhere (options of the other architecture are dropped by
-	# olddefconfig), plus what the arm64 virt machine needs.
+	# The same guest everywhere (options of other architectures are dropped by
+	# olddefconfig), plus what the architecture's machine and page size need.
 	echo "$CONFIGS/base.config"
 	echo "$CONFIGS/block.config"
-	if [ "$K_ARCH" = arm64 ]; then
-		echo "$CONFIGS/arm64.config"
-		[ "$K_PAGES" = 64k ] && echo "$CONFIGS/arm64-64k.config"
-	fi
+	local frag
+	frag=$(arch_field config)
+	[ "$frag" = - ] || echo "$CONFIGS/$frag"
+	page_fragment
 	[ "$K_RT" = 1 ] && echo "$CONFIGS/rt.config"
 	# The BPF path of perf-buildid record is for kernels without the feature.
 	if [ "$K_UPSTREAM" = - ] && [ "$K_PATCHED" = 0 ] && [ "$K_RT" = 0 ] && [ -z "$K_VARIANT" ]; then
@@ -237,6 +289,13 @@ config_fragments() {
 	return 0
 }
 
+# page_fragment: the config fragment of the parsed kernel's page size, when it is not its
+# architecture's default.
+page_fragment() {
+	local pages
+	pages=$(arch_field pages)
+	[ "$K_PAGES" = "${pages%%,*}" ] || echo "$CONFIGS/$K_ARCH-$K_PAGES.config"
+}
 
 # Bump when build.sh changes what it produces (not for cosmetic changes: every bump rebuilds
 # every kernel).

@@ -43,8 +43,9 @@ pack_initramfs() {
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
 busybox=/bin/busybox
-if [ "$K_ARCH" = arm64 ]; then
-	busybox=$("$LAB_ROOT/kernel/scripts/debs.sh" busybox-static:arm64)/bin/busybox || exit 5
+if ! arch_native; then
+	busybox=$("$LAB_ROOT/kernel/scripts/debs.sh" "busybox-static:$(arch_field debarch)")/bin/busybox ||
+		exit 5
 fi
 cp "$busybox" "$root/bin/busybox"
 cp "$LAB_ROOT/kernel/scripts/guest-init.sh" "$root/init"
@@ -63,13 +64,25 @@ if [ -n "$diskdir" ]; then
 	size=$(( $(du -sm "$diskdir" | cut -f1) * 2 + 32 ))
 	truncate -s "${size}M" "$work/disk.img"
 	mkfs.ext4 -q -F -d "$diskdir" "$work/disk.img" >/dev/null
-	drive=(-drive "file=$work/disk.img,if=virtio,format=raw")
+	disk=$(arch_field disk)
+	if [ "$disk" = - ]; then
+		drive=(-drive "file=$work/disk.img,if=virtio,format=raw")
+	else
+		# shellcheck disable=SC2054 # commas separate QEMU sub-options
+		drive=(-drive "file=$work/disk.img,if=none,format=raw,id=d0" -device "$disk,drive=d0")
+	fi
 fi
+
+# The architecture's machine; its CPU and accelerator follow.
+qemu=("$(arch_field qemu)")
+machine=$(arch_field machine)
+[ "$machine" = - ] || qemu+=(-M "$machine")
+console=$(arch_field console)
 
 # KVM only when a probe boot under it works: /dev/kvm may exist while a KVM guest hangs.
 accel=tcg
-if [ "$K_ARCH" = arm64 ]; then
-	: # an x86_64 host runs arm64 guests under TCG only
+if ! arch_native; then
+	: # a guest of another architecture runs under TCG only
 elif [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
 	probe=$CACHE/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo x)
 	if [ ! -f "$probe" ]; then
@@ -81,9 +94,9 @@ elif [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
 		cp "$root/init" "$prootdir/init"
 		cp -a "$work/probe" "$prootdir/payload"
 		pack_initramfs "$prootdir" "$work/probe.gz"
-		if timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 \
+		if timeout -k 2 15 "${qemu[@]}" -accel kvm -cpu host -m 256 -smp 1 \
 			-kernel "$image" -initrd "$work/probe.gz" -no-reboot -display none \
-			-serial stdio -monitor none -append "console=ttyS0 panic=-1 loglevel=3" \
+			-serial stdio -monitor none -append "console=$console panic=-1 loglevel=3" \
 			</dev/null 2>/dev/null | grep -q '@@LAB-EXIT rc=0@@'; then
 			echo kvm >"$probe"
 		else
@@ -94,19 +107,9 @@ elif [ "${LAB_ACCEL:-auto}" = auto ] && [ -w /dev/kvm ]; then
 elif [ "${LAB_ACCEL:-auto}" != auto ]; then
 	accel=$LAB_ACCEL
 fi
-cpu=max
+cpu=$(arch_field cpu)
 [ "$accel" = kvm ] && cpu=host
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu") console=ttyS0
-if [ "$K_ARCH" = arm64 ]; then
-	# virt with a CPU that has the 4 KiB and 64 KiB granules (pointer authentication with
-	# QEMU's cheap algorithm: the architected one is slow under TCG); the disk on virtio-pci
-	# shellcheck disable=SC2054 # commas separate QEMU sub-options
-	qemu=(qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on) console=ttyAMA0
-	if [ ${#drive[@]} -gt 0 ]; then
-		# shellcheck disable=SC2054
-		drive=(-drive "file=$work/disk.img,if=none,format=raw,id=d0" -device virtio-blk-pci,drive=d0)
-	fi
-fi
+qemu+=(-accel "$accel" -cpu "$cpu")
 
 progress "vm $kname" "boot ($accel, ${mem}M, timeout ${timeout_s}s)"
 t0=$(date +%s)

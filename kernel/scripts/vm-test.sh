@@ -34,7 +34,8 @@ mkdir -p "$out/obj" "$out/payload/perf_events" "$out/disk"
 
 progress "vm-test $kname" "build selftests"
 mkvars=(KSRC="$src" KHDR_INCLUDES="-isystem $imgdir/include" OUTPUT="$out/obj" LDFLAGS=-static)
-[ "$K_ARCH" = arm64 ] && mkvars+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+cross=$(arch_field cross)
+[ "$cross" = - ] || mkvars+=(ARCH="$(arch_field karch)" CROSS_COMPILE="$cross")
 make -s --no-print-directory -C "$st" "${mkvars[@]}" all >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; die "selftests failed to build against $kname"; }
 make -s --no-print-directory -C "$st" "${mkvars[@]}" install INSTALL_PATH="$out/payload/perf_events" \
