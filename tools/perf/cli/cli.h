@@ -9,7 +9,9 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "options.h"
 #include "pbid/perf_data.h"
 #include "pbid/result.h"
 
@@ -48,6 +50,13 @@ int Fail(const char* cmd, const Error& e, Stage stage, const std::string& input 
 // Its errors are Stage::kInput.
 Result<std::unique_ptr<PerfDataReader>> OpenInput(const std::string& path);
 
+// The command line of a command that reads one perf.data file and prints what it finds
+// (buildid-list, maps, script, dump): -i FILE (default perf.data), `options`, -h/--help and no
+// operands, then FILE opened. Returns kParsed with *input and *reader set, or else the exit
+// status (ParseCommandLine's, or the Stage::kInput failure to open FILE, printed).
+int OpenFromCommandLine(const char* cmd, const char* help, std::vector<Option> options, int argc,
+                        char** argv, std::string* input, std::unique_ptr<PerfDataReader>* reader);
+
 // The EXIT STATUS section of the --help of the commands that read a perf.data file and print
 // what they find (buildid-list, maps, script, dump): what ExitCodeFor gives them.
 #define PBID_CLI_READER_EXIT_STATUS                                                     \
@@ -59,8 +68,8 @@ Result<std::unique_ptr<PerfDataReader>> OpenInput(const std::string& path);
 int PrintHelp(const char* text);
 // Prints "usage" hint to stderr and returns kExitUsage.
 int UsageError(const char* cmd, const std::string& message);
-// The usage error for what getopt (with opterr = 0) rejected: an unknown option or one
-// missing its value.
+// The usage error for what the option parser rejected: an unknown option or one missing its
+// value.
 int BadOption(const char* cmd, const char* arg);
 // The usage error for an argument after the options of a command that takes none.
 int ExtraArgument(const char* cmd, const char* arg);

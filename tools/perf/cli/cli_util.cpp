@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "cli.h"
@@ -40,6 +41,20 @@ Result<std::unique_ptr<PerfDataReader>> OpenInput(const std::string& path) {
   if (path == "-")
     return PerfDataReader::FromStream(STDIN_FILENO, "stdin");
   return PerfDataReader::Open(path);
+}
+
+int OpenFromCommandLine(const char* cmd, const char* help, std::vector<Option> options, int argc,
+                        char** argv, std::string* input, std::unique_ptr<PerfDataReader>* reader) {
+  *input = "perf.data";
+  options.insert(options.begin(), {"input", 'i', ArgKind::kRequired, Store(input)});
+  int code = ParseCommandLine(cmd, help, std::move(options), argc, argv, nullptr);
+  if (code != kParsed)
+    return code;
+  auto opened = OpenInput(*input);
+  if (!opened.ok())
+    return Fail(cmd, opened.error(), Stage::kInput, *input);
+  *reader = std::move(*opened);
+  return kParsed;
 }
 
 int PrintHelp(const char* text) {

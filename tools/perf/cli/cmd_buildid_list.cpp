@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <getopt.h>
-
 #include <cstdio>
 #include <map>
 #include <string>
@@ -40,31 +38,15 @@ const char kHelp[] =
 }  // namespace
 
 int pbid_cmd_buildid_list(int argc, char** argv) {
-  static const option kOpts[] = {{"input", required_argument, nullptr, 'i'},
-                                 {"with-hits", no_argument, nullptr, 'H'},
-                                 {"source", no_argument, nullptr, 's'},
-                                 {"help", no_argument, nullptr, 'h'},
-                                 {nullptr, 0, nullptr, 0}};
-  std::string input = "perf.data";
   bool with_hits = false, show_source = false;
-  optind = 1;
-  opterr = 0;  // one message of ours, not getopt's on top
-  int c;
-  while ((c = getopt_long(argc, argv, "+i:Hsh", kOpts, nullptr)) != -1) {
-    switch (c) {
-      case 'i': input = optarg; break;
-      case 'H': with_hits = true; break;
-      case 's': show_source = true; break;
-      case 'h': return PrintHelp(kHelp);
-      default: return BadOption("buildid-list", argv[optind - 1]);
-    }
-  }
-  if (optind != argc)
-    return ExtraArgument("buildid-list", argv[optind]);
-  auto opened = OpenInput(input);
-  if (!opened.ok())
-    return Fail("buildid-list", opened.error(), Stage::kInput, input);
-  const std::unique_ptr<PerfDataReader>& reader = *opened;
+  std::string input;
+  std::unique_ptr<PerfDataReader> reader;
+  int code = OpenFromCommandLine("buildid-list", kHelp,
+                                 {{"with-hits", 'H', ArgKind::kNone, Set(&with_hits)},
+                                  {"source", 's', ArgKind::kNone, Set(&show_source)}},
+                                 argc, argv, &input, &reader);
+  if (code != kParsed)
+    return code;
 
   if (!with_hits && reader->features().build_ids) {
     // perf keeps one DSO per name; a later entry's id replaces an earlier one.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <getopt.h>
 #include <sys/mman.h>
 
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "cli.h"
@@ -76,38 +76,25 @@ std::string JsonString(const std::string& s) {
 }  // namespace
 
 int pbid_cmd_maps(int argc, char** argv) {
-  static const option kOpts[] = {{"input", required_argument, nullptr, 'i'},
-                                 {"json", no_argument, nullptr, 'j'},
-                                 {"pid", required_argument, nullptr, 'p'},
-                                 {"help", no_argument, nullptr, 'h'},
-                                 {nullptr, 0, nullptr, 0}};
-  std::string input = "perf.data";
   bool json = false;
   bool have_pid = false;
   int64_t pid = 0;
-  optind = 1;
-  opterr = 0;  // one message of ours, not getopt's on top
-  int c;
-  while ((c = getopt_long(argc, argv, "+i:p:h", kOpts, nullptr)) != -1) {
-    switch (c) {
-      case 'i': input = optarg; break;
-      case 'j': json = true; break;
-      case 'p':
-        // -1 selects the kernel's mappings.
-        if (!ParseInt(optarg, -1, INT32_MAX, &pid))
-          return UsageError("maps", BadNumber("-p", optarg, -1, INT32_MAX));
-        have_pid = true;
-        break;
-      case 'h': return PrintHelp(kHelp);
-      default: return BadOption("maps", argv[optind - 1]);
-    }
-  }
-  if (optind != argc)
-    return ExtraArgument("maps", argv[optind]);
-  auto reader = OpenInput(input);
-  if (!reader.ok())
-    return Fail("maps", reader.error(), Stage::kInput, input);
-  Session session(**reader);
+  auto take_pid = [&](const char* v) {
+    // -1 selects the kernel's mappings.
+    if (!ParseInt(v, -1, INT32_MAX, &pid))
+      return BadNumber("-p", v, -1, INT32_MAX);
+    have_pid = true;
+    return std::string();
+  };
+  std::string input;
+  std::unique_ptr<PerfDataReader> reader;
+  int code = OpenFromCommandLine(
+      "maps", kHelp,
+      {{"json", 0, ArgKind::kNone, Set(&json)}, {"pid", 'p', ArgKind::kRequired, take_pid}}, argc,
+      argv, &input, &reader);
+  if (code != kParsed)
+    return code;
+  Session session(*reader);
   Status st = session.Process();
   if (!st.ok())
     return Fail("maps", st.error(), Stage::kInput, input);

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -865,74 +864,63 @@ constexpr uint64_t kMaxPages = 1 << 20;
 }  // namespace
 
 int pbid_cmd_record(int argc, char** argv) {
-  static const option kOpts[] = {
-      {"output", required_argument, nullptr, 'o'}, {"freq", required_argument, nullptr, 'F'},
-      {"count", required_argument, nullptr, 'c'},  {"call-graph", no_argument, nullptr, 'g'},
-      {"event", required_argument, nullptr, 'e'},  {"all-cpus", no_argument, nullptr, 'a'},
-      {"pid", required_argument, nullptr, 'p'},    {"mmap-pages", required_argument, nullptr, 'm'},
-      {"quiet", no_argument, nullptr, 'q'},        {"no-buildid-attr", no_argument, nullptr, 'B'},
-      {"bpf", optional_argument, nullptr, 'b'},    {"no-buildid-file", no_argument, nullptr, 'N'},
-      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
   Options o;
   bool have_freq = false;
-  optind = 1;
-  opterr = 0;  // one message of ours, not getopt's on top
-  int c;
-  uint64_t v;
-  while ((c = getopt_long(argc, argv, "+o:F:c:ge:ap:m:qh", kOpts, nullptr)) != -1) {
-    switch (c) {
-      case 'o': o.output = optarg; break;
-      case 'F':
-        if (!ParseUnsigned(optarg, 1, kMaxFreq, &o.freq))
-          return UsageError("record", BadNumber("-F", optarg, 1, kMaxFreq));
-        have_freq = true;
-        break;
-      case 'c':
-        if (!ParseUnsigned(optarg, 1, kMaxPeriod, &o.period))
-          return UsageError("record", BadNumber("-c", optarg, 1, kMaxPeriod));
-        break;
-      case 'g': o.callchain = true; break;
-      case 'e':
-        o.event = optarg;
-        if (o.event != "cpu-clock" && o.event != "task-clock" && o.event != "cycles") {
-          return UsageError(
-              "record", "unsupported event '" + o.event + "' (cpu-clock, task-clock or cycles)");
-        }
-        break;
-      case 'a': o.all_cpus = true; break;
-      case 'p': {
-        if (!ParseUnsigned(optarg, 1, INT32_MAX, &v))
-          return UsageError("record", BadNumber("-p", optarg, 1, INT32_MAX));
-        o.pid = static_cast<pid_t>(v);
-        break;
-      }
-      case 'm':
-        if (!ParseUnsigned(optarg, 1, kMaxPages, &v) || (v & (v - 1)) != 0) {
-          return UsageError("record", BadNumber("-m", optarg, 1, kMaxPages) + ", a power of two");
-        }
-        o.pages = v;
-        break;
-      case 'q': o.quiet = true; break;
-      case 'B': o.no_buildid_attr = true; break;
-      case 'N': o.no_buildid_file = true; break;
-      case 'b': {
-        std::string when = optarg ? optarg : "on";
-        if (when == "auto")
-          o.bpf = Options::Bpf::kAuto;
-        else if (when == "on")
-          o.bpf = Options::Bpf::kOn;
-        else if (when == "off")
-          o.bpf = Options::Bpf::kOff;
-        else
-          return UsageError("record", "--bpf=" + when + ": expected auto, on or off");
-        break;
-      }
-      case 'h': return PrintHelp(kHelp);
-      default: return BadOption("record", argv[optind - 1]);
-    }
-  }
-  for (int i = optind; i < argc; i++)
-    o.command.push_back(argv[i]);
+  auto take_freq = [&](const char* v) {
+    have_freq = true;
+    return Unsigned("-F", 1, kMaxFreq, &o.freq)(v);
+  };
+  auto take_event = [&](const char* v) {
+    o.event = v;
+    if (o.event != "cpu-clock" && o.event != "task-clock" && o.event != "cycles")
+      return "unsupported event '" + o.event + "' (cpu-clock, task-clock or cycles)";
+    return std::string();
+  };
+  auto take_pid = [&](const char* v) {
+    uint64_t pid;
+    if (!ParseUnsigned(v, 1, INT32_MAX, &pid))
+      return BadNumber("-p", v, 1, INT32_MAX);
+    o.pid = static_cast<pid_t>(pid);
+    return std::string();
+  };
+  auto take_pages = [&](const char* v) {
+    uint64_t pages;
+    if (!ParseUnsigned(v, 1, kMaxPages, &pages) || (pages & (pages - 1)) != 0)
+      return BadNumber("-m", v, 1, kMaxPages) + ", a power of two";
+    o.pages = pages;
+    return std::string();
+  };
+  auto take_bpf = [&](const char* v) {
+    std::string when = v ? v : "on";
+    if (when == "auto")
+      o.bpf = Options::Bpf::kAuto;
+    else if (when == "on")
+      o.bpf = Options::Bpf::kOn;
+    else if (when == "off")
+      o.bpf = Options::Bpf::kOff;
+    else
+      return "--bpf=" + when + ": expected auto, on or off";
+    return std::string();
+  };
+  int code = ParseCommandLine(
+      "record", kHelp,
+      {
+          {"output", 'o', ArgKind::kRequired, Store(&o.output)},
+          {"freq", 'F', ArgKind::kRequired, take_freq},
+          {"count", 'c', ArgKind::kRequired, Unsigned("-c", 1, kMaxPeriod, &o.period)},
+          {"call-graph", 'g', ArgKind::kNone, Set(&o.callchain)},
+          {"event", 'e', ArgKind::kRequired, take_event},
+          {"all-cpus", 'a', ArgKind::kNone, Set(&o.all_cpus)},
+          {"pid", 'p', ArgKind::kRequired, take_pid},
+          {"mmap-pages", 'm', ArgKind::kRequired, take_pages},
+          {"quiet", 'q', ArgKind::kNone, Set(&o.quiet)},
+          {"no-buildid-attr", 0, ArgKind::kNone, Set(&o.no_buildid_attr)},
+          {"bpf", 0, ArgKind::kOptional, take_bpf},
+          {"no-buildid-file", 0, ArgKind::kNone, Set(&o.no_buildid_file)},
+      },
+      argc, argv, &o.command);
+  if (code != kParsed)
+    return code;
   int targets = (o.all_cpus ? 1 : 0) + (o.pid > 0 ? 1 : 0) + (o.command.empty() ? 0 : 1);
   if (targets != 1) {
     return UsageError("record", "give exactly one of -a, -p PID or a command");

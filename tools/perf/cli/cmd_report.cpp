@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // perf-buildid report: the command-line front end of pbid::Report.
-#include <getopt.h>
-
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -13,11 +11,12 @@
 
 namespace {
 
-using pbid::cli::BadOption;
-using pbid::cli::ExtraArgument;
+using pbid::cli::ArgKind;
 using pbid::cli::Fail;
-using pbid::cli::PrintHelp;
+using pbid::cli::kParsed;
+using pbid::cli::ParseCommandLine;
 using pbid::cli::Stage;
+using pbid::cli::Store;
 using pbid::cli::UsageError;
 
 const char kHelp[] =
@@ -80,62 +79,47 @@ const char kHelp[] =
 }  // namespace
 
 int pbid_cmd_report(int argc, char** argv) {
-  enum {
-    kOptStdio = 1000,
-    kOptDebugDir,
-    kOptDebugRoot,
-    kOptDebuginfod,
-    kOptNoDebuginfod,
-    kOptKallsyms,
-    kOptFormat,
-  };
-  static const option kLong[] = {
-      {"input", required_argument, nullptr, 'i'},
-      {"stdio", no_argument, nullptr, kOptStdio},
-      {"sort", required_argument, nullptr, 's'},
-      {"debug-dir", required_argument, nullptr, kOptDebugDir},
-      {"debug-root", required_argument, nullptr, kOptDebugRoot},
-      {"debuginfod", required_argument, nullptr, kOptDebuginfod},
-      {"no-debuginfod", no_argument, nullptr, kOptNoDebuginfod},
-      {"kallsyms", required_argument, nullptr, kOptKallsyms},
-      {"format", required_argument, nullptr, kOptFormat},
-      {"output", required_argument, nullptr, 'o'},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
-  };
   std::string input = "perf.data", format = "table", output;
   pbid::ReportOptions opts;
   bool debuginfod_url_given = false;
-  optind = 0;  // the CLI may have used getopt for the global options
-  opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "+i:s:o:h", kLong, nullptr)) != -1) {
-    switch (c) {
-      case 'i': input = optarg; break;
-      case kOptStdio: break;
-      case 's': {
-        auto keys = pbid::ParseSortKeys(optarg);
-        if (!keys.ok())
-          return UsageError("report", keys.error().ToString());
-        opts.sort_keys = *keys;
-        break;
-      }
-      case kOptDebugDir: opts.symbolizer.debug_dirs.push_back(optarg); break;
-      case kOptDebugRoot: opts.symbolizer.build_id_root = optarg; break;
-      case kOptDebuginfod:
-        opts.symbolizer.debuginfod_urls = optarg;
-        debuginfod_url_given = true;
-        break;
-      case kOptNoDebuginfod: opts.symbolizer.use_debuginfod = false; break;
-      case kOptKallsyms: opts.kallsyms_path = optarg; break;
-      case kOptFormat: format = optarg; break;
-      case 'o': output = optarg; break;
-      case 'h': return PrintHelp(kHelp);
-      default: return BadOption("report", argv[optind - 1]);
-    }
-  }
-  if (optind < argc)
-    return ExtraArgument("report", argv[optind]);
+  auto take_sort = [&](const char* v) {
+    auto keys = pbid::ParseSortKeys(v);
+    if (!keys.ok())
+      return keys.error().ToString();
+    opts.sort_keys = *keys;
+    return std::string();
+  };
+  auto take_debug_dir = [&](const char* v) {
+    opts.symbolizer.debug_dirs.push_back(v);
+    return std::string();
+  };
+  auto take_debuginfod = [&](const char* v) {
+    opts.symbolizer.debuginfod_urls = v;
+    debuginfod_url_given = true;
+    return std::string();
+  };
+  auto take_no_debuginfod = [&](const char*) {
+    opts.symbolizer.use_debuginfod = false;
+    return std::string();
+  };
+  int code = ParseCommandLine(
+      "report", kHelp,
+      {
+          {"input", 'i', ArgKind::kRequired, Store(&input)},
+          // Accepted for perf habits: text is the only interface.
+          {"stdio", 0, ArgKind::kNone, [](const char*) { return std::string(); }},
+          {"sort", 's', ArgKind::kRequired, take_sort},
+          {"debug-dir", 0, ArgKind::kRequired, take_debug_dir},
+          {"debug-root", 0, ArgKind::kRequired, Store(&opts.symbolizer.build_id_root)},
+          {"debuginfod", 0, ArgKind::kRequired, take_debuginfod},
+          {"no-debuginfod", 0, ArgKind::kNone, take_no_debuginfod},
+          {"kallsyms", 0, ArgKind::kRequired, Store(&opts.kallsyms_path)},
+          {"format", 0, ArgKind::kRequired, Store(&format)},
+          {"output", 'o', ArgKind::kRequired, Store(&output)},
+      },
+      argc, argv, nullptr);
+  if (code != kParsed)
+    return code;
   if (debuginfod_url_given && !opts.symbolizer.use_debuginfod)
     return UsageError("report", "--debuginfod and --no-debuginfod exclude each other");
   if (format != "table" && format != "pprof")

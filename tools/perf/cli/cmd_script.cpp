@@ -2,12 +2,12 @@
 //
 // script: records in time order, one line each, like `perf script --show-mmap-events`.
 // dump: records in file order with offsets and raw bytes, like `perf report -D`.
-#include <getopt.h>
 #include <sys/mman.h>
 
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "cli.h"
@@ -187,43 +187,18 @@ void HexDump(const RecordView& r) {
   }
 }
 
-bool ParseCommon(const char* cmd, const char* help, int argc, char** argv, std::string* input,
-                 bool* flag, const char* flag_name, int* exit_code) {
-  const option kOpts[] = {{"input", required_argument, nullptr, 'i'},
-                          {flag_name, no_argument, nullptr, 'f'},
-                          {"help", no_argument, nullptr, 'h'},
-                          {nullptr, 0, nullptr, 0}};
-  optind = 1;
-  opterr = 0;  // one message of ours, not getopt's on top
-  int c;
-  while ((c = getopt_long(argc, argv, "+i:h", kOpts, nullptr)) != -1) {
-    switch (c) {
-      case 'i': *input = optarg; break;
-      case 'f': *flag = true; break;
-      case 'h': *exit_code = PrintHelp(help); return false;
-      default: *exit_code = BadOption(cmd, argv[optind - 1]); return false;
-    }
-  }
-  if (optind != argc) {
-    *exit_code = ExtraArgument(cmd, argv[optind]);
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int pbid_cmd_script(int argc, char** argv) {
-  std::string input = "perf.data";
   bool no_mmap = false;
-  int code = 0;
-  if (!ParseCommon("script", kScriptHelp, argc, argv, &input, &no_mmap, "no-mmap", &code)) {
+  std::string input;
+  std::unique_ptr<PerfDataReader> reader;
+  int code =
+      OpenFromCommandLine("script", kScriptHelp, {{"no-mmap", 0, ArgKind::kNone, Set(&no_mmap)}},
+                          argc, argv, &input, &reader);
+  if (code != kParsed)
     return code;
-  }
-  auto reader = OpenInput(input);
-  if (!reader.ok())
-    return Fail("script", reader.error(), Stage::kInput, input);
-  Session session(**reader);
+  Session session(*reader);
   uint64_t current_time = 0;
   auto on_sample = [&](const SampleContext& s) {
     const SampleId& id = s.sample.sample_id;
@@ -272,15 +247,13 @@ int pbid_cmd_script(int argc, char** argv) {
 }
 
 int pbid_cmd_dump(int argc, char** argv) {
-  std::string input = "perf.data";
   bool no_hex = false;
-  int code = 0;
-  if (!ParseCommon("dump", kDumpHelp, argc, argv, &input, &no_hex, "no-hex", &code))
+  std::string input;
+  std::unique_ptr<PerfDataReader> reader;
+  int code = OpenFromCommandLine("dump", kDumpHelp, {{"no-hex", 0, ArgKind::kNone, Set(&no_hex)}},
+                                 argc, argv, &input, &reader);
+  if (code != kParsed)
     return code;
-  auto opened = OpenInput(input);
-  if (!opened.ok())
-    return Fail("dump", opened.error(), Stage::kInput, input);
-  const std::unique_ptr<PerfDataReader>& reader = *opened;
   // Counted first: a record header that does not fit fails the dump before it prints.
   uint64_t records = 0;
   Status counted = reader->ForEachRecord([&](const RecordView&) {
