@@ -37,8 +37,8 @@ for p in perf-buildid libpbid-dev; do
 done
 v=$("$root/usr/bin/perf-buildid" --version 2>&1)
 check "installed perf-buildid --version: $v" bash -c "[[ '$v' == 'perf-buildid '* ]]"
-check "installed perf_to_profile -i -o: usage and exit 1 without arguments" \
-	bash -c "'$root/usr/bin/perf_to_profile' 2>&1 | grep -q 'perf_to_profile -i'; [ \${PIPESTATUS[0]} -eq 1 ]"
+check "installed perf_to_profile -i -o: usage and exit 2 without arguments" \
+	bash -c "'$root/usr/bin/perf_to_profile' 2>&1 | grep -q 'perf_to_profile -i'; [ \${PIPESTATUS[0]} -eq 2 ]"
 for page in perf-buildid perf-buildid-record perf-buildid-buildid-list perf-buildid-maps \
 	perf-buildid-script perf-buildid-dump perf-buildid-report perf_to_profile; do
 	check "man $page (installed, MANPATH of the scratch root)" \

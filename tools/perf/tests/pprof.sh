@@ -69,31 +69,32 @@ for f in perf ours; do
 		bash -c "[ -s '$f.funcs' ] && diff -q '$f.funcs' '$f.none'"
 done
 
-# perf_to_profile's own contract, as pprof and scripts use it.
+# perf_to_profile's own contract, as pprof and scripts use it; the statuses are perf-buildid's
+# (2 bad command line, 3 bad input, 1 failure), all a failure to pprof.
 "$PTP" >/dev/null 2>usage.err
-check "no arguments: exit 1 with the usage" bash -c "[ $? -eq 1 ] && grep -q 'perf_to_profile -i' usage.err"
+check "no arguments: exit 2 with the usage" bash -c "[ $? -eq 2 ] && grep -q 'perf_to_profile -i' usage.err"
 "$PTP" -i perf.data >/dev/null 2>&1
-check "no -o: exit 1" [ $? -eq 1 ]
+check "no -o: exit 2" [ $? -eq 2 ]
 "$PTP" -i perf.data -o >/dev/null 2>&1
-check "-o without its argument: exit 1" [ $? -eq 1 ]
+check "-o without its argument: exit 2" [ $? -eq 2 ]
 "$PTP" -x -i perf.data -o x.pb >/dev/null 2>&1
-check "unknown option: exit 1" [ $? -eq 1 ]
+check "unknown option: exit 2" [ $? -eq 2 ]
 echo keep >exists.pb
 "$PTP" -i perf.data -o exists.pb 2>exists.err
-check "existing output without -f: exit 1, output untouched" \
-	bash -c "[ $? -eq 1 ] && [ \"\$(cat exists.pb)\" = keep ] && grep -q 'already exists' exists.err"
+check "existing output without -f: exit 2, output untouched" \
+	bash -c "[ $? -eq 2 ] && [ \"\$(cat exists.pb)\" = keep ] && grep -q 'already exists' exists.err"
 "$PTP" -i perf.data -o exists.pb -f
 check "existing output with -f: exit 0, a gzip profile" \
 	bash -c "[ $? -eq 0 ] && [ \"\$(head -c2 exists.pb | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
 head -c 300 perf.data >cut.data
 "$PTP" -i cut.data -o cut.pb 2>cut.err
 rc=$?
-check "truncated input: exit 1, one line naming the file ($(head -1 cut.err))" \
-	bash -c "[ $rc -eq 1 ] && [ \$(wc -l <cut.err) -eq 1 ] && grep -q 'cut.data' cut.err"
+check "truncated input: exit 3, one line naming the file ($(head -1 cut.err))" \
+	bash -c "[ $rc -eq 3 ] && [ \$(wc -l <cut.err) -eq 1 ] && grep -q 'cut.data' cut.err"
 go tool pprof -top cut.data >/dev/null 2>&1
 check "go tool pprof on a truncated perf.data fails" [ $? -ne 0 ]
 "$PTP" -i missing.data -o m.pb 2>/dev/null
-check "missing input: exit 1, no output" bash -c "[ $? -eq 1 ] && [ ! -e m.pb ]"
+check "missing input: exit 3, no output" bash -c "[ $? -eq 3 ] && [ ! -e m.pb ]"
 
 echo "1..$n"
 [ $failed -eq 0 ]

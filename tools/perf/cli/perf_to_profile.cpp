@@ -3,7 +3,8 @@
 // perf_to_profile: converts a perf.data file to a pprof profile with the command line of
 // google/perf_data_converter's tool of the same name, which `pprof` runs (as
 // `perf_to_profile -i IN -o OUT -f`) whenever it is given a perf.data file. Debian does not
-// ship that tool; this one puts pbid's report and pprof writer behind its interface.
+// ship that tool; this one puts pbid's report and pprof writer behind its interface. A
+// command-line program beside perf-buildid, it shares its option parser and exit statuses.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,9 +16,12 @@
 #include <fstream>
 #include <string>
 
+#include "cli.h"
 #include "pbid/perf_data.h"
 #include "pbid/symbolize/report.h"
 #include "pbid/version.h"
+
+using namespace pbid::cli;
 
 namespace {
 
@@ -54,10 +58,11 @@ const char kHelp[] =
     "\n"
     "EXIT STATUS\n"
     "    0  the profile was written\n"
-    "    1  anything else: a bad command line (the usage is printed), an unreadable or corrupt\n"
-    "       input, an existing output without -f, a failed write. The original tool exits\n"
-    "       with the same status for a bad command line and aborts on the others; both are\n"
-    "       a failure to pprof, which only checks for one.\n"
+    "    1  the profile could not be made or written\n"
+    "    2  bad command line (the usage is printed), or an existing output without -f\n"
+    "    3  the input is missing, cannot be read, is truncated or corrupt\n"
+    "    These are perf-buildid's statuses, from the same map. The original tool exits 1 for\n"
+    "    a bad command line and aborts on the others; pprof only checks for a failure.\n"
     "\n"
     "SEE ALSO\n"
     "    perf-buildid-report(1), perf-buildid(1), pprof (go tool pprof)\n";
@@ -67,9 +72,16 @@ const char kUsage[] =
     "perf_to_profile -i <input perf data> -o <output profile> [-f]\n"
     "If the -f option is given, overwrite the existing output profile.\n";
 
-int Fail(const std::string& message) {
-  fprintf(stderr, "perf_to_profile: %s\n", message.c_str());
-  return EXIT_FAILURE;
+// One line, "perf_to_profile: [INPUT: ]ERROR", and the status perf-buildid would give.
+int FailWith(const pbid::Error& e, Stage stage, const std::string& input = "") {
+  std::string text = input.empty() ? e.ToString() : input + ": " + e.ToString();
+  fprintf(stderr, "perf_to_profile: %s\n", text.c_str());
+  return ExitCodeFor(e, stage);
+}
+
+int UsageFailure() {
+  fputs(kUsage, stderr);
+  return kExitUsage;
 }
 
 // pprof creates OUT itself, keeps it open and reads the profile through that descriptor, so
@@ -80,72 +92,69 @@ int WriteInPlace(const pbid::Report& report, const std::string& output) {
   const char* tmpdir = getenv("TMPDIR");
   std::string dir_template =
       std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/perf_to_profile.XXXXXX";
-  if (!mkdtemp(dir_template.data()))
-    return Fail("cannot create a temporary directory in " + dir_template + ": " + strerror(errno));
+  if (!mkdtemp(dir_template.data())) {
+    return FailWith(
+        pbid::Error::Sys("", errno, "cannot create a temporary directory in " + dir_template),
+        Stage::kOperation);
+  }
   const std::string dir = dir_template;
   const std::string tmp = dir + "/profile.pb.gz";
   pbid::Status written = report.WritePprof(tmp);
-  std::string error;
-  if (!written.ok()) {
-    error = written.error().ToString();
-  } else {
+  if (written.ok()) {
     std::ifstream in(tmp, std::ios::binary);
     std::ofstream out(output, std::ios::binary | std::ios::trunc);
     if (!out)
-      error = "cannot open " + output + ": " + strerror(errno);
+      written = pbid::Error::Sys("", errno, "cannot open " + output);
     else if (!(out << in.rdbuf()) || !out.flush())
-      error = "cannot write " + output;
+      written = pbid::Error::Of(pbid::ErrorKind::kIo, "", "cannot write " + output);
   }
   unlink(tmp.c_str());
   rmdir(dir.c_str());
-  return error.empty() ? EXIT_SUCCESS : Fail(error);
+  return written.ok() ? kExitOk : FailWith(written.error(), Stage::kOperation);
 }
 
 int Run(int argc, char** argv) {
   if (argc == 2 && !strcmp(argv[1], "--help")) {
     fputs(kHelp, stdout);
-    return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return fflush(stdout) == 0 ? kExitOk : kExitFailure;
   }
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("perf_to_profile (%s)\n", pbid::VersionString().c_str());
-    return EXIT_SUCCESS;
+    return kExitOk;
   }
   std::string input, output;
   bool overwrite = false;
-  opterr = 0;
-  int c;
-  // The leading ':' tells a missing argument (-i at the end) from an unknown option.
-  while ((c = getopt(argc, argv, ":fi:o:")) != -1) {
-    switch (c) {
-      case 'i': input = optarg; break;
-      case 'o': output = optarg; break;
-      case 'f': overwrite = true; break;
-      case ':':
-        fprintf(stderr, "perf_to_profile: -%c needs an argument\n", optopt);
-        fputs(kUsage, stderr);
-        return EXIT_FAILURE;
-      default:
-        fprintf(stderr, "perf_to_profile: invalid option -%c\n", optopt);
-        fputs(kUsage, stderr);
-        return EXIT_FAILURE;
-    }
+  // google's getopt(":fi:o:"): short options only, in any order with operands (ignored).
+  ParseResult r = ParseOptions({{nullptr, 'f', ArgKind::kNone, Set(&overwrite)},
+                                {nullptr, 'i', ArgKind::kRequired, Store(&input)},
+                                {nullptr, 'o', ArgKind::kRequired, Store(&output)}},
+                               Operands::kPermute, argc, argv);
+  if (r.kind == ParseResult::kMissingValue) {
+    fprintf(stderr, "perf_to_profile: -%c needs an argument\n", r.letter);
+    return UsageFailure();
   }
-  if (input.empty() || output.empty()) {
-    fputs(kUsage, stderr);
-    return EXIT_FAILURE;
+  if (r.kind == ParseResult::kUnknown) {
+    fprintf(stderr, "perf_to_profile: invalid option -%c\n", r.letter);
+    return UsageFailure();
   }
+  if (input.empty() || output.empty())
+    return UsageFailure();
   struct stat st;
-  if (!overwrite && stat(output.c_str(), &st) == 0)
-    return Fail("output file already exists: " + output + " (-f overwrites it)");
+  if (!overwrite && stat(output.c_str(), &st) == 0) {
+    return FailWith(
+        pbid::Error::Of(pbid::ErrorKind::kInvalidArgument, "",
+                        "output file already exists: " + output + " (-f overwrites it)"),
+        Stage::kSystem);
+  }
 
   auto reader = pbid::PerfDataReader::Open(input);
   if (!reader.ok())
-    return Fail(input + ": " + reader.error().ToString());
+    return FailWith(reader.error(), Stage::kInput, input);
   pbid::ReportOptions opts;
   opts.want_pprof = true;
   auto report = pbid::Report::Build(**reader, opts);
   if (!report.ok())
-    return Fail(input + ": " + report.error().ToString());
+    return FailWith(report.error(), Stage::kOperation, input);
   return WriteInPlace(**report, output);
 }
 
@@ -155,6 +164,7 @@ int main(int argc, char** argv) {
   try {
     return Run(argc, argv);
   } catch (const std::exception& e) {
-    return Fail(e.what());
+    // Not an Error of the library: out of memory, as in perf-buildid's main().
+    return FailWith(pbid::Error::Of(pbid::ErrorKind::kIo, "", e.what()), Stage::kSystem);
   }
 }
