@@ -2,10 +2,7 @@
 //
 // script: records in time order, one line each, like `perf script --show-mmap-events`.
 // dump: records in file order with offsets and raw bytes, like `perf report -D`.
-#include <sys/mman.h>
-
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -58,113 +55,16 @@ const char kDumpHelp[] =
     "    A record that does not decode is a corrupt input (3); the records before it\n"
     "    are printed.\n";
 
-std::string ProtString(uint32_t prot, uint32_t flags) {
-  std::string s;
-  s += (prot & PROT_READ) ? 'r' : '-';
-  s += (prot & PROT_WRITE) ? 'w' : '-';
-  s += (prot & PROT_EXEC) ? 'x' : '-';
-  s += (flags & MAP_SHARED) ? 's' : 'p';
-  return s;
-}
-
-std::string Fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Fmt(const char* fmt, ...) {
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-// The decoded fields of one record, perf -D style, without a trailing newline.
+// The decoded fields of one record, perf -D style, without a trailing newline: its name, then
+// what its row of the record-type table says of it.
 Result<std::string> Describe(const RecordView& r, const EventAttr* attr) {
-  const char* name = RecordTypeName(r.header.type);
-  std::string n = name ? name : Fmt("record type %u", r.header.type);
-  switch (r.header.type) {
-    case PERF_RECORD_MMAP2: {
-      auto m = ParseMmap2(r, attr);
-      if (!m.ok())
-        return m.error();
-      std::string id = m->has_build_id ? "<" + m->build_id.ToHex() + ">"
-                                       : Fmt("%02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min,
-                                             m->ino, m->ino_generation);
-      return n +
-             Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 " ", m->pid, m->tid, m->start,
-                 m->len, m->pgoff) +
-             id + "]: " + ProtString(m->prot, m->flags) + " " + std::string(m->filename) +
-             (m->misc_bit_untrusted ? " (build-id bit ignored: event lacks attr.build_id)" : "");
-    }
-    case PERF_RECORD_MMAP: {
-      auto m = ParseMmap(r, attr);
-      if (!m.ok())
-        return m.error();
-      return n + Fmt(" %d/%d: [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]: %s", m->pid, m->tid,
-                     m->start, m->len, m->pgoff, std::string(m->filename).c_str());
-    }
-    case PERF_RECORD_COMM: {
-      auto c = ParseComm(r, attr);
-      if (!c.ok())
-        return c.error();
-      return n + (c->exec ? " exec" : "") +
-             Fmt(": %s:%d/%d", std::string(c->comm).c_str(), c->pid, c->tid);
-    }
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT: {
-      auto t = ParseTask(r, attr);
-      if (!t.ok())
-        return t.error();
-      return n + Fmt("(%d:%d):(%d:%d)", t->pid, t->tid, t->ppid, t->ptid);
-    }
-    case PERF_RECORD_LOST: {
-      auto l = ParseLost(r, attr);
-      if (!l.ok())
-        return l.error();
-      return n + Fmt(" id %" PRIu64 " lost %" PRIu64, l->id, l->lost);
-    }
-    case PERF_RECORD_LOST_SAMPLES: {
-      auto l = ParseLostSamples(r, attr);
-      if (!l.ok())
-        return l.error();
-      return n + Fmt(" lost %" PRIu64, l->lost);
-    }
-    case PERF_RECORD_THROTTLE:
-    case PERF_RECORD_UNTHROTTLE: {
-      auto t = ParseThrottle(r, attr);
-      if (!t.ok())
-        return t.error();
-      return n + Fmt(" %" PRIu64 " id %" PRIu64 " stream %" PRIu64, t->time, t->id, t->stream_id);
-    }
-    case PERF_RECORD_SAMPLE: {
-      if (!attr)
-        return n;
-      auto s = ParseSample(r, *attr);
-      if (!s.ok())
-        return s.error();
-      std::string out = n + Fmt("(IP, 0x%x): %d/%d: 0x%" PRIx64 " period: %" PRIu64, r.header.misc,
-                                s->sample_id.pid, s->sample_id.tid, s->ip, s->period);
-      // A field the sample does not carry is left out, not printed as 0.
-      uint64_t st = attr->attr.sample_type;
-      if (st & PERF_SAMPLE_CPU)
-        out += Fmt(" cpu: %u", s->sample_id.cpu);
-      if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
-        out += Fmt(" id: %" PRIu64, s->sample_id.id);
-      if (s->callchain.size()) {
-        out += Fmt("\n... FP chain: nr:%" PRIu64, s->callchain.size());
-        for (uint64_t i = 0; i < s->callchain.size(); i++) {
-          out += Fmt("\n.....  %2" PRIu64 ": %016" PRIx64, i, s->callchain[i]);
-        }
-      }
-      return out;
-    }
-    case kRecordHeaderBuildId: {
-      auto b = ParseHeaderBuildId(r);
-      if (!b.ok())
-        return b.error();
-      return n + Fmt(": %s %s", b->build_id.ToHex().c_str(), std::string(b->filename).c_str());
-    }
-    default: return n;
-  }
+  const RecordType* t = RecordTypeOf(r.header.type);
+  if (!t)
+    return "record type " + std::to_string(r.header.type);
+  if (!t->describe)
+    return std::string(t->name);
+  PBID_ASSIGN_OR_RETURN(std::string fields, t->describe(r, attr));
+  return t->name + fields;
 }
 
 void HexDump(const RecordView& r) {
@@ -218,14 +118,11 @@ int pbid_cmd_script(int argc, char** argv) {
   auto on_record = [&](const RecordContext& ctx) {
     const RecordView& r = ctx.record;
     const EventAttr* attr = &ctx.attr;
-    if (no_mmap || r.header.type == PERF_RECORD_SAMPLE)
+    if (no_mmap)
       return;
-    if (r.header.type != PERF_RECORD_MMAP && r.header.type != PERF_RECORD_MMAP2 &&
-        r.header.type != PERF_RECORD_COMM && r.header.type != PERF_RECORD_FORK &&
-        r.header.type != PERF_RECORD_EXIT && r.header.type != PERF_RECORD_LOST &&
-        r.header.type != PERF_RECORD_LOST_SAMPLES) {
+    const RecordType* t = RecordTypeOf(r.header.type);
+    if (!t || !t->in_script)
       return;
-    }
     auto d = Describe(r, attr);
     if (!d.ok())
       return;

@@ -247,7 +247,10 @@ Status DecodeMappingIds(const FeatureSection& s, Features* f, std::vector<EventA
     e.start = c.U64();
     e.pgoff = c.U64();
     e.pid = c.U32();
+    // Where each byte field sits, for its error: the cursor knows, the format is written once.
+    const size_t kind_at = c.offset();
     const uint8_t kind = c.U8();
+    const size_t id_size_at = c.offset();
     const uint8_t id_size = c.U8();
     c.Skip(2);
     const uint8_t* id = br.data() + c.offset();
@@ -255,12 +258,12 @@ Status DecodeMappingIds(const FeatureSection& s, Features* f, std::vector<EventA
       e.kind = MappingIdEntry::Kind::kBpf;
       auto b = BuildId::FromBytes(id, id_size);
       if (!b.ok() || id_size == 0)
-        return Error(field + ".id_size", s.off + at + 29, "not a build ID size");
+        return Error(field + ".id_size", s.off + id_size_at, "not a build ID size");
       e.build_id = *b;
     } else if (kind == static_cast<uint8_t>(MappingIdEntry::Kind::kDisputed)) {
       e.kind = MappingIdEntry::Kind::kDisputed;
     } else {
-      return Error(field + ".kind", s.off + at + 28, "unknown kind " + std::to_string(kind));
+      return Error(field + ".kind", s.off + kind_at, "unknown kind " + std::to_string(kind));
     }
     entries.push_back(std::move(e));
   }

@@ -124,52 +124,6 @@ Result<size_t> BodyEnd(const RecordView& r, const EventAttr* attr, size_t fixed,
 
 }  // namespace
 
-const char* RecordTypeName(uint32_t type) {
-  switch (type) {
-    case PERF_RECORD_MMAP: return "PERF_RECORD_MMAP";
-    case PERF_RECORD_LOST: return "PERF_RECORD_LOST";
-    case PERF_RECORD_COMM: return "PERF_RECORD_COMM";
-    case PERF_RECORD_EXIT: return "PERF_RECORD_EXIT";
-    case PERF_RECORD_THROTTLE: return "PERF_RECORD_THROTTLE";
-    case PERF_RECORD_UNTHROTTLE: return "PERF_RECORD_UNTHROTTLE";
-    case PERF_RECORD_FORK: return "PERF_RECORD_FORK";
-    case PERF_RECORD_READ: return "PERF_RECORD_READ";
-    case PERF_RECORD_SAMPLE: return "PERF_RECORD_SAMPLE";
-    case PERF_RECORD_MMAP2: return "PERF_RECORD_MMAP2";
-    case PERF_RECORD_AUX: return "PERF_RECORD_AUX";
-    case PERF_RECORD_ITRACE_START: return "PERF_RECORD_ITRACE_START";
-    case PERF_RECORD_LOST_SAMPLES: return "PERF_RECORD_LOST_SAMPLES";
-    case PERF_RECORD_SWITCH: return "PERF_RECORD_SWITCH";
-    case PERF_RECORD_SWITCH_CPU_WIDE: return "PERF_RECORD_SWITCH_CPU_WIDE";
-    case PERF_RECORD_NAMESPACES: return "PERF_RECORD_NAMESPACES";
-    case PERF_RECORD_KSYMBOL: return "PERF_RECORD_KSYMBOL";
-    case PERF_RECORD_BPF_EVENT: return "PERF_RECORD_BPF_EVENT";
-    case PERF_RECORD_CGROUP: return "PERF_RECORD_CGROUP";
-    case PERF_RECORD_TEXT_POKE: return "PERF_RECORD_TEXT_POKE";
-    case 21: return "PERF_RECORD_AUX_OUTPUT_HW_ID";
-    case kRecordHeaderAttr: return "PERF_RECORD_HEADER_ATTR";
-    case kRecordHeaderEventType: return "PERF_RECORD_HEADER_EVENT_TYPE";
-    case kRecordHeaderTracingData: return "PERF_RECORD_HEADER_TRACING_DATA";
-    case kRecordHeaderBuildId: return "PERF_RECORD_HEADER_BUILD_ID";
-    case kRecordFinishedRound: return "PERF_RECORD_FINISHED_ROUND";
-    case kRecordIdIndex: return "PERF_RECORD_ID_INDEX";
-    case 70: return "PERF_RECORD_AUXTRACE_INFO";
-    case kRecordAuxtrace: return "PERF_RECORD_AUXTRACE";
-    case 72: return "PERF_RECORD_AUXTRACE_ERROR";
-    case 73: return "PERF_RECORD_THREAD_MAP";
-    case 74: return "PERF_RECORD_CPU_MAP";
-    case 75: return "PERF_RECORD_STAT_CONFIG";
-    case 76: return "PERF_RECORD_STAT";
-    case 77: return "PERF_RECORD_STAT_ROUND";
-    case 78: return "PERF_RECORD_EVENT_UPDATE";
-    case 79: return "PERF_RECORD_TIME_CONV";
-    case kRecordHeaderFeature: return "PERF_RECORD_HEADER_FEATURE";
-    case kRecordCompressed: return "PERF_RECORD_COMPRESSED";
-    case kRecordFinishedInit: return "PERF_RECORD_FINISHED_INIT";
-    default: return nullptr;
-  }
-}
-
 size_t EventAttr::SampleIdSize() const {
   if (!attr.sample_id_all)
     return 0;
@@ -478,7 +432,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     PBID_TAKE(s.period, "sample.period");
   if (st & PERF_SAMPLE_READ) {
     uint64_t rf = attr.attr.read_format;
-    size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & (1u << 4)) ? 8 : 0);
+    size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & kFormatLost) ? 8 : 0);
     if (rf & PERF_FORMAT_GROUP) {
       uint64_t nr = 0;
       PBID_TAKE(nr, "sample.read.nr");
@@ -499,7 +453,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
         PBID_TAKE(tmp, "sample.read.time_running");
       if (rf & PERF_FORMAT_ID)
         PBID_TAKE(tmp, "sample.read.id");
-      if (rf & (1u << 4))
+      if (rf & kFormatLost)
         PBID_TAKE(tmp, "sample.read.lost");
     }
   }

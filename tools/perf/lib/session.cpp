@@ -12,10 +12,6 @@ bool IsMmap(const RecordView& r) {
   return r.header.type == PERF_RECORD_MMAP2 || r.header.type == PERF_RECORD_MMAP;
 }
 
-bool IsKernelMode(uint16_t cpumode) {
-  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 // "[kernel.kallsyms]" and perf's "[kernel.kallsyms]_text".
 bool IsKernelImage(const std::string& path) {
   return path.rfind(kKernelDsoName, 0) == 0;
@@ -544,7 +540,7 @@ Session::Ordered Session::EntryFor(const RecordView& r, const EventAttr* attr, b
       e.decoded = 1;
       e.ip = s->ip;
       e.pid = static_cast<int32_t>(s->sample_id.pid);
-      e.kernel = IsKernelMode(s->cpumode);
+      e.kernel = IsKernelCpumode(s->cpumode);
       return e;
     }
   }
@@ -610,7 +606,7 @@ Status Session::OnMmap(const RecordView& r, const EventAttr& attr, bool synth,
     PBID_ASSIGN_OR_RETURN(MmapRecord mm, ParseMmap(r, &attr));
     m = MappingFrom(mm);
   }
-  m.kernel = IsKernelMode(r.header.misc & kMiscCpumodeMask);
+  m.kernel = IsKernelCpumode(r.header.misc & kMiscCpumodeMask);
   if (m.kernel)
     m.pid = kKernelTable;
   m.record_offset = r.offset;
@@ -676,7 +672,7 @@ Status Session::OnFork(const RecordView& r, const EventAttr& attr) {
 Status Session::OnSample(const RecordView& r, const EventAttr& attr,
                          const SampleCallback& on_sample) {
   PBID_ASSIGN_OR_RETURN(SampleRecord s, ParseSample(r, attr));
-  const Mapping* m = Hit(static_cast<int32_t>(s.sample_id.pid), s.ip, IsKernelMode(s.cpumode));
+  const Mapping* m = Hit(static_cast<int32_t>(s.sample_id.pid), s.ip, IsKernelCpumode(s.cpumode));
   if (on_sample)
     on_sample(SampleContext{s, attr, m, r});
   return Ok();
@@ -695,14 +691,11 @@ const Mapping* Session::Hit(int32_t pid, uint64_t ip, bool kernel) {
   return &hit;
 }
 
-// Records that only count (or, EXIT, are only checked).
+// Records that only count, and the kernel's records the session keeps nothing of: those are
+// checked by their row of the record-type table (EXIT, for one), so that the replay of a file
+// fails on any kernel record that does not decode. perf's own records are the reader's.
 Status Session::OnOther(const RecordView& r, const EventAttr& attr) {
   switch (r.header.type) {
-    case PERF_RECORD_EXIT: {
-      PBID_ASSIGN_OR_RETURN(TaskRecord t, ParseTask(r, &attr));
-      (void)t;
-      break;
-    }
     case PERF_RECORD_LOST: {
       PBID_ASSIGN_OR_RETURN(LostRecord l, ParseLost(r, &attr));
       stats_.lost += l.lost;
@@ -720,7 +713,12 @@ Status Session::OnOther(const RecordView& r, const EventAttr& attr) {
       stats_.throttle++;
       break;
     }
-    default: break;
+    default: {
+      const RecordType* t = RecordTypeOf(r.header.type);
+      if (t && t->check && r.header.type < kRecordHeaderAttr)
+        return t->check(r, &attr);
+      break;
+    }
   }
   return Ok();
 }

@@ -24,8 +24,6 @@ namespace pbid {
 
 namespace {
 
-constexpr uint64_t kPerfContextKernel = static_cast<uint64_t>(-128);  // PERF_CONTEXT_KERNEL
-constexpr uint64_t kPerfContextUser = static_cast<uint64_t>(-512);    // PERF_CONTEXT_USER
 constexpr size_t kMaxFrames = 512;  // PERF_MAX_STACK_DEPTH-like bound on corrupt chains
 
 std::string_view Basename(const std::string& path) {
@@ -383,8 +381,7 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
                     : attr->attr.freq                             ? 1
                                                                   : attr->attr.sample_period;
   const int32_t pid = static_cast<int32_t>(s.sample_id.pid);
-  const bool kernel_mode =
-      s.cpumode == PERF_RECORD_MISC_KERNEL || s.cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+  const bool kernel_mode = IsKernelCpumode(s.cpumode);
 
   // The frames, leaf first. With a callchain its context markers say which space the
   // following addresses are in; without one, the sample ip alone.
@@ -394,9 +391,9 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     for (uint64_t i = 0; i < s.callchain.size() && ips.size() < kMaxFrames; i++) {
       uint64_t a = s.callchain[i];
       if (a >= kContextMax) {
-        if (a == kPerfContextKernel)
+        if (a == PERF_CONTEXT_KERNEL)
           in_kernel = true;
-        if (a == kPerfContextUser)
+        if (a == PERF_CONTEXT_USER)
           in_kernel = false;
         continue;
       }

@@ -21,11 +21,20 @@
 
 namespace pbid {
 
-// Kernel headers older than 5.12 lack these; the values are ABI.
+// The uapi header this builds against (5.10's, with the series) lacks these; the values are
+// ABI. Everything else comes from <linux/perf_event.h>, and is not defined again.
 inline constexpr uint16_t kMiscMmapBuildId = 1 << 14;  // PERF_RECORD_MISC_MMAP_BUILD_ID
 inline constexpr uint16_t kMiscCommExec = 1 << 13;     // PERF_RECORD_MISC_COMM_EXEC
 inline constexpr uint16_t kMiscBuildIdSize = 1 << 15;  // PERF_RECORD_MISC_BUILD_ID_SIZE
-inline constexpr uint16_t kMiscCpumodeMask = 7;
+inline constexpr uint16_t kMiscCpumodeMask = 7;        // PERF_RECORD_MISC_CPUMODE_MASK
+inline constexpr uint64_t kFormatLost = 1u << 4;       // PERF_FORMAT_LOST (6.0)
+inline constexpr uint32_t kRecordAuxOutputHwId = 21;   // PERF_RECORD_AUX_OUTPUT_HW_ID (5.16)
+
+// A cpumode (header.misc & kMiscCpumodeMask) that perf counts as the kernel's: the host's or a
+// guest's.
+inline constexpr bool IsKernelCpumode(uint16_t cpumode) {
+  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
 
 // Records the perf tool itself puts into perf.data (tools/perf/lib/include/perf/event.h).
 enum UserRecordType : uint32_t {
@@ -35,7 +44,16 @@ enum UserRecordType : uint32_t {
   kRecordHeaderBuildId = 67,
   kRecordFinishedRound = 68,
   kRecordIdIndex = 69,
+  kRecordAuxtraceInfo = 70,
   kRecordAuxtrace = 71,
+  kRecordAuxtraceError = 72,
+  kRecordThreadMap = 73,
+  kRecordCpuMap = 74,
+  kRecordStatConfig = 75,
+  kRecordStat = 76,
+  kRecordStatRound = 77,
+  kRecordEventUpdate = 78,
+  kRecordTimeConv = 79,
   kRecordHeaderFeature = 80,
   kRecordCompressed = 81,
   kRecordFinishedInit = 82,
@@ -47,6 +65,30 @@ enum UserRecordType : uint32_t {
 inline constexpr char kKernelDsoName[] = "[kernel.kallsyms]";
 inline constexpr char kKernelMmapName[] = "[kernel.kallsyms]_text";
 
+struct RecordView;
+struct EventAttr;
+
+// One row per record type this tool knows, kernel and perf's own, in one table
+// (lib/record_types.cpp, sorted by type): what every reader of records needs to know of a
+// type. Adding a type is adding its row (and its decoder below, if it has fields to read).
+struct RecordType {
+  uint32_t type;
+  const char* name;  // perf's: "PERF_RECORD_MMAP2"
+  // Decodes a record of this type and drops the result: Ok, or the decoder's error naming the
+  // field and offset. nullptr: the type has no decoder, nothing to check. attr is the record's
+  // event, nullptr if none owns it. A session checks every kernel record this way whose type
+  // it does not otherwise use, so that a file it replays holds no record that does not decode.
+  Status (*check)(const RecordView& r, const EventAttr* attr);
+  // What the record holds, as `perf report -D` prints it after the name ("" when the row has
+  // no decoder); fails as check does.
+  Result<std::string> (*describe)(const RecordView& r, const EventAttr* attr);
+  // `script` shows it, as `perf script --show-mmap-events --show-task-events` does (samples
+  // have a format of their own there).
+  bool in_script;
+};
+
+// The row of `type`, or nullptr for a type this tool does not know.
+const RecordType* RecordTypeOf(uint32_t type);
 // "PERF_RECORD_MMAP2" etc., or nullptr for unknown types.
 const char* RecordTypeName(uint32_t type);
 
@@ -157,7 +199,7 @@ class CallchainView {
 };
 
 // PERF_CONTEXT_* markers inside a callchain are >= this value.
-inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
+inline constexpr uint64_t kContextMax = PERF_CONTEXT_MAX;
 
 struct SampleRecord {    // PERF_RECORD_SAMPLE, the fields up to and including the callchain
   uint16_t cpumode = 0;  // header.misc & 7: PERF_RECORD_MISC_KERNEL, _USER, ...
