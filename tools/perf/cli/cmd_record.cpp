@@ -209,6 +209,8 @@ class Recorder {
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
+  Status OnMapping(Mmap2Record& m, const std::string& path, const FileIdentity& ident,
+                   bool synthesized);
   void Remember(std::string_view name, const BuildId& id, bool kernel);
   Result<MaybeBuildId> MappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                       const std::string& path, const FileIdentity& ident);
@@ -243,7 +245,6 @@ class Recorder {
   std::map<BuildIdSource, uint64_t> by_source_;
   uint64_t unreadable_ = 0;  // mappings whose file could not be read: not "without an id"
   std::string first_unreadable_;
-  Status drain_error_;
   // Last, so that it goes first: the events close before the BPF links on them and the
   // command go, the order in which the recorder has always let go of them.
   std::unique_ptr<EventGroup> events_;
@@ -491,12 +492,54 @@ Recorder::Counted Recorder::CountMapping(const std::string& path, const Result<M
   by_source_[*id ? found : BuildIdSource::kNone]++;
   if (!*id)
     return Counted::kNone;
-  return found == BuildIdSource::kSynthesized ? Counted::kSynthesized : Counted::kFile;
+  switch (found) {
+    case BuildIdSource::kKernelRecord: return Counted::kKernelRecord;
+    case BuildIdSource::kSynthesized: return Counted::kSynthesized;
+    default: return Counted::kFile;
+  }
 }
 
 Status Recorder::WriteIdRecord(const std::string& filename, const BuildId& id) {
   // pid is the machine pid in perf's format: -1 is the host.
   return writer_->WriteRecord(BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, filename));
+}
+
+// Every MMAP2 of a user mapping goes through here once, the kernel's as it is drained and
+// those synthesized for processes already running, so that each gets the same treatment: its
+// id (the kernel record's own, else read from the file through `path`, which for a synthesized
+// record may be empty: anonymous), the HEADER_BUILD_ID record after the MMAP2 when that does
+// not carry the id itself, the build-ID table, the counts, and the BPF source's view of it. A
+// synthesized record is written here, with the id in it unless the recorder falls back; the
+// kernel's is in the file already.
+Status Recorder::OnMapping(Mmap2Record& m, const std::string& path, const FileIdentity& ident,
+                           bool synthesized) {
+  Result<MaybeBuildId> got = MaybeBuildId();
+  BuildIdSource found = BuildIdSource::kKernelRecord;
+  if (m.has_build_id) {
+    got = MaybeBuildId(m.build_id);
+  } else {
+    // No id from the kernel: no attr.build_id, the kernel could not read the file, or a
+    // synthesized record.
+    got = MappingBuildId(static_cast<pid_t>(m.pid), m.start, m.start + m.len, path, ident);
+    found = synthesized ? BuildIdSource::kSynthesized : BuildIdSource::kFile;
+  }
+  MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
+  if (synthesized) {
+    if (id && !fallback_) {
+      m.has_build_id = true;
+      m.build_id = *id;
+    }
+    PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &attr_)));
+  }
+  const std::string name(m.filename);
+  if (id && !m.has_build_id)
+    PBID_RETURN_IF_ERROR(WriteIdRecord(name, *id));
+  if (id)
+    Remember(name, *id, false);
+  Counted counted = CountMapping(name, got, found);
+  if (bpf_)
+    bpf_->OnMmap2(m, id, id ? found : BuildIdSource::kNone, static_cast<uint8_t>(counted));
+  return Ok();
 }
 
 Status Recorder::SynthesizeKernel() {
@@ -552,25 +595,8 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
       std::string path = pm.path.empty() ? "//anon" : pm.path;
       m.filename = path;
       m.sample_id = SynthId(pid, pid);
-      auto got =
-          MappingBuildId(pid, pm.start, pm.end, pm.path, FileIdentity{pm.maj, pm.min, pm.ino});
-      MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
-      if (id && !fallback_) {
-        m.has_build_id = true;
-        m.build_id = *id;
-      }
-      Status s = writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_USER, &attr_));
-      if (s.ok() && id && fallback_)
-        s = WriteIdRecord(path, *id);
-      if (!s.ok())
-        return s;
-      if (id)
-        Remember(path, *id, false);
-      Counted counted = CountMapping(path, got, BuildIdSource::kSynthesized);
-      if (bpf_) {
-        bpf_->OnMmap2(m, id, id ? BuildIdSource::kSynthesized : BuildIdSource::kNone,
-                      static_cast<uint8_t>(counted));
-      }
+      PBID_RETURN_IF_ERROR(
+          OnMapping(m, pm.path, FileIdentity{pm.maj, pm.min, pm.ino}, /*synthesized=*/true));
     }
   }
   return Ok();
@@ -603,31 +629,10 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       auto m = ParseMmap2(r, &attr_);
       if (!m.ok())
         break;
-      if (m->has_build_id) {
-        by_source_[BuildIdSource::kKernelRecord]++;
-        Remember(m->filename, m->build_id, false);
-        if (bpf_) {
-          bpf_->OnMmap2(*m, m->build_id, BuildIdSource::kKernelRecord,
-                        static_cast<uint8_t>(Counted::kKernelRecord));
-        }
-        break;
-      }
-      // No id from the kernel: no attr.build_id, or the kernel could not read the file.
       std::string path(m->filename);
-      auto got = MappingBuildId(static_cast<pid_t>(m->pid), m->start, m->start + m->len, path,
-                                FileIdentity{m->maj, m->min, m->ino, m->ino_generation});
-      MaybeBuildId id = got.ok() ? *got : MaybeBuildId();
-      if (id) {
-        s = WriteIdRecord(path, *id);
-        if (!s.ok())
-          return s;
-        Remember(path, *id, false);
-      }
-      Counted counted = CountMapping(path, got, BuildIdSource::kFile);
-      if (bpf_) {
-        bpf_->OnMmap2(*m, id, id ? BuildIdSource::kFile : BuildIdSource::kNone,
-                      static_cast<uint8_t>(counted));
-      }
+      PBID_RETURN_IF_ERROR(OnMapping(*m, path,
+                                     FileIdentity{m->maj, m->min, m->ino, m->ino_generation},
+                                     /*synthesized=*/false));
       break;
     }
     case PERF_RECORD_COMM: {
