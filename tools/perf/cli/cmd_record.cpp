@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -173,12 +174,44 @@ Status BackupOld(const std::string& path, HeldFile* held) {
   return Ok();
 }
 
+// The events record opens by name, in one table: the option checks a name against it, the
+// attr takes its type and config from it, and the file names the event by it.
+struct NamedEvent {
+  const char* name;
+  uint32_t type;
+  uint64_t config;
+};
+constexpr NamedEvent kEvents[] = {
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+};
+
+const NamedEvent* FindEvent(const std::string& name) {
+  for (const NamedEvent& e : kEvents) {
+    if (name == e.name)
+      return &e;
+  }
+  return nullptr;
+}
+
+// "cpu-clock, task-clock or cycles"
+std::string EventNames() {
+  std::string s;
+  for (size_t i = 0; i < std::size(kEvents); i++) {
+    if (i > 0)
+      s += i + 1 == std::size(kEvents) ? " or " : ", ";
+    s += kEvents[i].name;
+  }
+  return s;
+}
+
 struct Options {
   std::string output = "perf.data";
   uint64_t freq = 4000;
   uint64_t period = 0;
   bool callchain = false;
-  std::string event = "cpu-clock";
+  const NamedEvent* event = &kEvents[0];
   bool all_cpus = false;
   pid_t pid = -1;
   size_t pages = 128;
@@ -262,14 +295,9 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   perf_event_attr& a = attr_.attr;
   memset(&a, 0, sizeof(a));
   a.size = sizeof(a);
-  if (opt_.event == "cpu-clock" || opt_.event == "task-clock") {
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = opt_.event == "cpu-clock" ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-  } else {
-    a.type = PERF_TYPE_HARDWARE;
-    a.config = PERF_COUNT_HW_CPU_CYCLES;
-  }
-  attr_.name = opt_.event;
+  a.type = opt_.event->type;
+  a.config = opt_.event->config;
+  attr_.name = opt_.event->name;
   if (opt_.period) {
     a.sample_period = opt_.period;
   } else {
@@ -320,7 +348,7 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
 
   EventGroupSpec spec;
   spec.attr = a;
-  spec.name = opt_.event;
+  spec.name = opt_.event->name;
   spec.cpus = OnlineCpus();
   spec.pids = targets;
   spec.data_pages = opt_.pages;
@@ -876,9 +904,9 @@ int pbid_cmd_record(int argc, char** argv) {
     return Unsigned("-F", 1, kMaxFreq, &o.freq)(v);
   };
   auto take_event = [&](const char* v) {
-    o.event = v;
-    if (o.event != "cpu-clock" && o.event != "task-clock" && o.event != "cycles")
-      return "unsupported event '" + o.event + "' (cpu-clock, task-clock or cycles)";
+    o.event = FindEvent(v);
+    if (!o.event)
+      return "unsupported event '" + std::string(v) + "' (" + EventNames() + ")";
     return std::string();
   };
   auto take_pid = [&](const char* v) {
