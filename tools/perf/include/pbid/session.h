@@ -30,8 +30,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "pbid/build_id.h"
@@ -111,8 +109,10 @@ class Session {
   //   kSurvey: a first pass finds, for each point where the replay may flush, the earliest time
   //     of anything after it; the second replays.
   enum class Order { kStream, kSurvey };
-  explicit Session(const PerfDataReader& reader, Order order = Order::kStream)
-      : reader_(reader), order_(order) {}
+  explicit Session(const PerfDataReader& reader, Order order = Order::kStream);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   // Replays all records; call it once. A record whose header does not fit in the file stops
   // processing with an error naming its offset, after everything before it in the file; a
@@ -128,9 +128,9 @@ class Session {
   Status Process(const SampleCallback& on_sample = nullptr,
                  const RecordCallback& on_record = nullptr);
 
-  const std::deque<Mapping>& mappings() const { return mappings_; }
-  const std::vector<Dso>& dsos() const { return dsos_; }
-  const SessionStats& stats() const { return stats_; }
+  const std::deque<Mapping>& mappings() const;
+  const std::vector<Dso>& dsos() const;
+  const SessionStats& stats() const;
   std::string CommOf(int32_t pid) const;
 
   // The mapping that contains ip in process pid (kernel: the kernel's mappings; the kernel
@@ -140,136 +140,10 @@ class Session {
   const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const;
 
  private:
-  // Process, in steps: the records in time order, then one handler per record type.
-  // One per record waiting to be replayed: kept small, since a round can hold many. Half of
-  // it serves decoded samples only, and is unused in a replay with callbacks.
-  // Process refuses files whose offsets do not fit (128 TiB and more: none would be mapped).
-  static constexpr unsigned kOffsetBits = 47, kAttrBits = 16;
-  struct Ordered {
-    uint64_t time;
-    uint64_t offset : kOffsetBits;
-    // Index of the record's event in the reader's attrs(), found when it was queued;
-    // kAttrUnknown: none owns it (or a file of 64 Ki events, looked up again).
-    uint64_t attr : kAttrBits;
-    // A sample decoded when it was queued, for a replay without callbacks: it needs only the
-    // sample's lookup key, kept below, and not the record, read again in time order long
-    // after it left the cache. The lookup itself waits for the replay: the tables change.
-    uint64_t decoded : 1;
-    uint64_t ip;  // the rest only when decoded
-    int32_t pid;
-    bool kernel;
-  };
-  static constexpr uint64_t kAttrUnknown = (uint64_t{1} << kAttrBits) - 1;
-  static_assert(sizeof(Ordered) == 32, "Ordered is one entry per queued record");
-  // r's queue entry: its time, and with `decode` a sample's lookup key if it decodes.
-  Ordered EntryFor(const RecordView& r, const EventAttr* attr, bool decode,
-                   uint64_t last_time) const;
-  // Where the replay may flush: before the record at `offset`, every queued record with a time
-  // at or below `bound`, the earliest time of any record from there to the end of the file.
-  struct FlushPoint {
-    uint64_t offset;
-    uint64_t bound;
-  };
-  // A record far later in the file than its time: the replay queues it at flush point
-  // `flush`, read ahead, and passes over it where the file has it, so that the records it
-  // would otherwise keep waiting (all those since its time) do not pile up in the queue.
-  // `time` is its time in the survey, which a record without one took from the record before.
-  struct Straggler {
-    uint64_t offset, time;
-    size_t flush;  // index into Plan::flushes
-  };
-  struct Plan {
-    std::vector<FlushPoint> flushes;          // in file order
-    std::vector<Straggler> stragglers;        // by flush, then file order
-    std::vector<uint64_t> straggler_offsets;  // the same records' offsets, in file order
-  };
-  class Cuts;  // the survey's flush points
-  Plan Survey();
-  // The records in time order: at plan's flush points, or (plan == nullptr) streamed at
-  // perf's rounds, setting *given_up instead if the file breaks what that presumes.
-  Status Pass(const Plan* plan, const SampleCallback& on_sample, const RecordCallback& on_record,
-              bool* given_up);
-  // Keeps followed_by_: *prev_mmap is the offset of the record before r if it was a mapping.
-  void NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap);
-  // Forgets everything replayed, for a survey after a stream was given up.
-  void Reset();
-  const EventAttr* AttrOf(const RecordView& r);
-  uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
-  Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
-                uint64_t* first_unknown, uint64_t* first_unknown_id);
-  // Written by the recorder, before the kernel's records (source 1. at the top of this file).
-  bool Synthesized(const Ordered& e) const {
-    return finished_init_ != kNoOffset ? e.offset < finished_init_ : e.time == 0;
-  }
-  Status OnMmap(const RecordView& r, const EventAttr& attr, bool synth, const Mapping** added);
-  Status OnComm(const RecordView& r, const EventAttr& attr);
-  Status OnFork(const RecordView& r, const EventAttr& attr);
-  Status OnSample(const RecordView& r, const EventAttr& attr, const SampleCallback& on_sample);
-  // Counts a sample in the mapping it hit, if any, and returns that.
-  const Mapping* Hit(int32_t pid, uint64_t ip, bool kernel);
-  Status OnOther(const RecordView& r, const EventAttr& attr);
-
-  void AddMapping(Mapping m, const Mapping** added);
-  size_t DsoFor(const Mapping& m);
-  static constexpr size_t kNoMapping = SIZE_MAX;
-  size_t FindIndex(int32_t pid, uint64_t ip, bool kernel) const;
-
-  const PerfDataReader& reader_;
-  const Order order_;
-  // From the feature sections, for OnMmap.
-  std::unordered_map<std::string, BuildId> table_;  // HEADER_BUILD_ID by file name
-  // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
-  using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
-  std::map<MappingKey, const MappingIdEntry*> later_ids_;
-  // The replay's state, from here to stats_: Reset() clears each.
-  static constexpr uint64_t kNoOffset = UINT64_MAX;
-  uint64_t finished_init_ = kNoOffset;  // offset of the first PERF_RECORD_FINISHED_INIT
-  // Every mapping of the file, in the order the replay added them. A deque, because a stream
-  // learns their number only at its end: a vector's doublings would move every mapping into
-  // fresh memory that must be faulted in, holding both buffers meanwhile.
-  std::deque<Mapping> mappings_;
-  std::vector<Dso> dsos_;
-  // DSO path -> the indices into dsos_ of its DSOs (one per build id; nearly always one).
-  std::unordered_map<std::string, std::vector<size_t>> dsos_by_path_;
-  // [start, end) of a process's address space -> index into mappings_.
-  struct Span {
-    uint64_t start, end;
-    size_t idx;
-  };
-  // A process's spans, sorted by start and disjoint. Shared by a process and the children it
-  // forked until one of them maps something: a FORK costs O(1), and the first change after it
-  // copies the table, unless the child execs first (OnComm drops its reference). A sorted array,
-  // not a tree, so that copy is one allocation and a memcpy: a file holds tens of thousands of
-  // short processes, and copying trees node by node was the largest single cost of replaying one.
-  using Table = std::vector<Span>;
-  std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
-  static constexpr int32_t kKernelTable = -1;  // maps_'s key for the kernel (Mapping::pid)
-  // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
-  // Most samples of a process hit the mapping its previous one hit, while samples of a few
-  // processes interleave. A process's entry is forgotten when its table changes (AddMapping,
-  // OnFork, OnComm); an empty span (end 0) matches nothing.
-  struct SpanMemo {
-    int32_t pid = 0;
-    Span span{0, 0, 0};
-  };
-  mutable SpanMemo memo_[256];
-  SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
-  void Forget(int32_t pid) { MemoFor(pid) = SpanMemo{}; }
-  // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into
-  // mappings_.
-  std::map<uint64_t, size_t> kernel_images_;
-  std::unordered_map<int32_t, std::string> comms_;
-  // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
-  std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
-  SessionStats stats_;
-  // AttrOf's memo of the reader's id lookup: each record is matched to its event twice,
-  // and a file has only a few ids (one per event and CPU).
-  struct AttrSlot {
-    uint64_t id = 0;
-    const EventAttr* attr = nullptr;
-    bool valid = false;
-  };
-  AttrSlot attr_cache_[64];
+  // The replay: the ordered-record stream, the address-space model and the build-id policy
+  // (lib/ordered_records.h, lib/address_space.h, lib/build_id_policy.h) tied together.
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace pbid

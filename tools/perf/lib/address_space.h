@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Internal: the address-space model of a replay, as perf's machine.c keeps it. Each process
+// has a table of the spans its mappings cover; FORK shares the parent's table, an exec empties
+// it, and a new mapping replaces whatever it overlaps. It knows nothing of records or build
+// ids: the session parses records and decides each mapping's build id before adding it.
+#ifndef PBID_LIB_ADDRESS_SPACE_H_
+#define PBID_LIB_ADDRESS_SPACE_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pbid/session.h"
+
+namespace pbid {
+namespace internal {
+
+// "[kernel.kallsyms]" and perf's "[kernel.kallsyms]_text".
+inline bool IsKernelImage(const std::string& path) {
+  return path.rfind(kKernelDsoName, 0) == 0;
+}
+
+class AddressSpace {
+ public:
+  static constexpr int32_t kKernelTable = -1;  // the kernel's table (Mapping::pid)
+  static constexpr size_t kNoMapping = SIZE_MAX;
+
+  // Adds m (already given its pid, build id and dso) and returns its index, or kNoMapping for
+  // an empty range, which adds nothing.
+  size_t Add(Mapping m);
+  // FORK: pid shares ppid's table and comm, unless pid has a table already.
+  void Fork(int32_t pid, int32_t ppid);
+  // exec: pid's old mappings are gone.
+  void Exec(int32_t pid);
+  // COMM: the process's name; `exec` or the main thread's replaces one it had.
+  void SetComm(int32_t pid, bool main_thread_or_exec, std::string comm);
+  std::string CommOf(int32_t pid) const;
+
+  // The index of the mapping that contains ip in process pid (kernel: the kernel's mappings;
+  // the kernel image map extends to the end of the address space, as in perf), or kNoMapping.
+  // Inline: it runs once per sample. It remembers the last process it looked up: one thread at
+  // a time.
+  size_t FindIndex(int32_t pid, uint64_t ip, bool kernel) const {
+    int32_t key = kernel ? kKernelTable : pid;
+    SpanMemo& memo = MemoFor(key);
+    if (memo.pid == key && ip >= memo.span.start && ip < memo.span.end)
+      return memo.span.idx;
+    return FindSlow(key, ip, kernel);
+  }
+  const Mapping* Find(int32_t pid, uint64_t ip, bool kernel) const {
+    size_t idx = FindIndex(pid, ip, kernel);
+    return idx == kNoMapping ? nullptr : &mappings_[idx];
+  }
+
+  Mapping& operator[](size_t idx) { return mappings_[idx]; }
+  const std::deque<Mapping>& mappings() const { return mappings_; }
+  // Forgets every process and mapping.
+  void Clear();
+
+ private:
+  // [start, end) of a process's address space -> index into mappings_.
+  struct Span {
+    uint64_t start, end;
+    size_t idx;
+  };
+  // A process's spans, sorted by start and disjoint. Shared by a process and the children it
+  // forked until one of them maps something: a FORK costs O(1), and the first change after it
+  // copies the table, unless the child execs first (Exec drops its reference). A sorted array,
+  // not a tree, so that copy is one allocation and a memcpy: a file holds tens of thousands of
+  // short processes, and copying trees node by node was the largest single cost of replaying one.
+  using Table = std::vector<Span>;
+  // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
+  // Most samples of a process hit the mapping its previous one hit, while samples of a few
+  // processes interleave. A process's entry is forgotten when its table changes (Add, Fork,
+  // Exec); an empty span (end 0) matches nothing.
+  struct SpanMemo {
+    int32_t pid = 0;
+    Span span{0, 0, 0};
+  };
+  SpanMemo& MemoFor(int32_t pid) const { return memo_[static_cast<uint32_t>(pid) % 256]; }
+  void Forget(int32_t pid) { MemoFor(pid) = SpanMemo{}; }
+  size_t FindSlow(int32_t key, uint64_t ip, bool kernel) const;
+
+  // Every mapping, in the order they were added. A deque, because a stream learns their number
+  // only at its end: a vector's doublings would move every mapping into fresh memory that must
+  // be faulted in, holding both buffers meanwhile.
+  std::deque<Mapping> mappings_;
+  std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
+  mutable SpanMemo memo_[256];
+  // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into
+  // mappings_.
+  std::map<uint64_t, size_t> kernel_images_;
+  std::unordered_map<int32_t, std::string> comms_;
+};
+
+}  // namespace internal
+}  // namespace pbid
+
+#endif  // PBID_LIB_ADDRESS_SPACE_H_
