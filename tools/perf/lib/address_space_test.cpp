@@ -25,20 +25,71 @@ std::string PathAt(const AddressSpace& space, int32_t pid, uint64_t ip, bool ker
   return m ? m->path : "-";
 }
 
-// A mapping replaces what it overlaps and leaves the pieces of its neighbours outside it.
-TEST(AddressSpaceTest, AMappingCutsWhatItOverlaps) {
+// Adds maps to process 10's table, then expects each probe address to land in the mapping with
+// the probe's path ("-": none).
+void ExpectProbes(const std::vector<Mapping>& maps,
+                  const std::vector<std::pair<uint64_t, std::string>>& probes) {
   AddressSpace space;
-  space.Add(Map(10, 0x1000, 0x4000, "/a"));  // [0x1000, 0x5000)
-  space.Add(Map(10, 0x5000, 0x4000, "/c"));  // [0x5000, 0x9000)
-  space.Add(Map(10, 0x3000, 0x3000, "/n"));  // [0x3000, 0x6000)
-  EXPECT_EQ("/a", PathAt(space, 10, 0x2fff));
-  EXPECT_EQ("/n", PathAt(space, 10, 0x3000));
-  EXPECT_EQ("/n", PathAt(space, 10, 0x5fff));
-  EXPECT_EQ("/c", PathAt(space, 10, 0x6000));
-  EXPECT_EQ("-", PathAt(space, 10, 0x9000));
-  EXPECT_EQ("-", PathAt(space, 11, 0x2000));
+  for (const Mapping& m : maps)
+    space.Add(m);
+  std::vector<std::string> want, got;
+  for (const auto& [ip, path] : probes) {
+    want.push_back(path);
+    got.push_back(PathAt(space, 10, ip));
+  }
+  EXPECT_EQ(want, got);
+}
+
+// A mapping replaces what it overlaps, in one process's table: whole spans go, the spans it
+// cuts keep their pieces outside it, and neighbours that only touch it are left alone.
+TEST(AddressSpaceTest, AMappingReplacesOnlyWhatItOverlaps) {
+  std::vector<Mapping> maps = {
+      Map(10, 0x1000, 0x4000, "/a"),  // [0x1000, 0x5000)
+      Map(10, 0x5000, 0x1000, "/b"),  // [0x5000, 0x6000)
+      Map(10, 0x6000, 0x3000, "/c"),  // [0x6000, 0x9000)
+      // Over the top of /a, all of /b and the bottom of /c.
+      Map(10, 0x3000, 0x4000, "/n"),  // [0x3000, 0x7000)
+      // Inside what is left of /c.
+      Map(10, 0x7800, 0x100, "/d"),
+      // Below everything, touching /a.
+      Map(10, 0x800, 0x800, "/e"),
+  };
+  std::vector<std::pair<uint64_t, std::string>> probes = {
+      {0x7ff, "-"},   {0x800, "/e"},  {0xfff, "/e"},  {0x1000, "/a"}, {0x2fff, "/a"},
+      {0x3000, "/n"}, {0x5500, "/n"}, {0x6fff, "/n"}, {0x7000, "/c"}, {0x77ff, "/c"},
+      {0x7800, "/d"}, {0x78ff, "/d"}, {0x7900, "/c"}, {0x8fff, "/c"}, {0x9000, "-"},
+  };
+  ExpectProbes(maps, probes);
+}
+
+// The other cases: a mapping that covers spans exactly (their neighbours stay whole), one that
+// starts where another ends, and one above every span.
+TEST(AddressSpaceTest, AMappingOverWholeSpansLeavesItsNeighboursWhole) {
+  std::vector<Mapping> maps = {
+      Map(10, 0x1000, 0x1000, "/a"),  // [0x1000, 0x2000)
+      Map(10, 0x2000, 0x1000, "/b"),  // [0x2000, 0x3000)
+      Map(10, 0x3000, 0x1000, "/c"),  // [0x3000, 0x4000)
+      Map(10, 0x4000, 0x1000, "/d"),  // [0x4000, 0x5000)
+      Map(10, 0x2000, 0x2000, "/n"),  // exactly /b and /c
+      Map(10, 0x5000, 0x1000, "/e"),  // starts where /d ends
+      Map(10, 0x9000, 0x1000, "/f"),  // above everything
+  };
+  // No two probes in a row fall in one span: the memo would answer a second probe there
+  // without looking at the table.
+  std::vector<std::pair<uint64_t, std::string>> probes = {
+      {0x3fff, "/n"}, {0x1000, "/a"}, {0x2000, "/n"}, {0x1fff, "/a"}, {0x4000, "/d"},
+      {0x5000, "/e"}, {0x4fff, "/d"}, {0x5fff, "/e"}, {0x9000, "/f"}, {0x6000, "-"},
+      {0x9fff, "/f"}, {0x8fff, "-"},  {0xa000, "-"},  {0xfff, "-"},
+  };
+  ExpectProbes(maps, probes);
+}
+
+// An empty range adds nothing, and a process without a table finds nothing.
+TEST(AddressSpaceTest, EmptyRangesAndUnknownProcessesHoldNothing) {
+  AddressSpace space;
   EXPECT_EQ(AddressSpace::kNoMapping, space.Add(Map(10, 0x1000, 0, "/empty")));
-  EXPECT_EQ(3u, space.mappings().size());
+  EXPECT_TRUE(space.mappings().empty());
+  EXPECT_EQ("-", PathAt(space, 10, 0x1000));
 }
 
 // A child shares its parent's table until either maps something; an exec empties a table.
@@ -70,6 +121,9 @@ TEST(AddressSpaceTest, TheMemoFollowsTheTables) {
   EXPECT_EQ("/old", PathAt(space, 10, 0x1000));
   space.Add(Map(10, 0x1000, 0x1000, "/new"));
   EXPECT_EQ("/new", PathAt(space, 10, 0x1000));
+  EXPECT_EQ("-", PathAt(space, 10, 0x2000));  // just past the end
+  space.Fork(522, 10);                        // 522 = 10 + 2 * 256, a copy of 10's table
+  EXPECT_EQ("/new", PathAt(space, 522, 0x1000));
   space.Exec(10);
   EXPECT_EQ("-", PathAt(space, 10, 0x1000));
 }
