@@ -47,6 +47,12 @@ inline bool Before(const Ordered& a, const Ordered& b) {
   return a.time != b.time ? a.time < b.time : a.offset < b.offset;
 }
 
+// Before as a type, for the algorithms below: passed as the function itself, every comparison
+// of a merge or a search could be an indirect call.
+struct OrderedBefore {
+  bool operator()(const Ordered& a, const Ordered& b) const { return Before(a, b); }
+};
+
 // Sorts *v, which is made of ascending runs starting at the indices in *runs (ascending,
 // (*runs)[0] == 0), by merging neighbouring runs until one is left. Each per-CPU stretch of a
 // round arrives in order already, so a round is a few runs: a pass or two of merging, where a
@@ -89,7 +95,7 @@ class OrderedQueue {
   // Status. The first that fails stops the flush with its error.
   template <typename Replay>
   Status Flush(uint64_t bound, uint64_t until, Replay&& replay) {
-    MergeRuns(&fresh_, &runs_, &merged_, Before);
+    MergeRuns(&fresh_, &runs_, &merged_, OrderedBefore());
     Ordered limit{bound, until, 0, 0, 0, 0, false};
     size_t f = 0;
     for (;;) {
@@ -107,10 +113,10 @@ class OrderedQueue {
     }
     if (f < fresh_.size()) {
       auto from = std::upper_bound(held_.begin() + static_cast<std::ptrdiff_t>(head_), held_.end(),
-                                   fresh_[f], Before);
+                                   fresh_[f], OrderedBefore());
       merged_.clear();
       std::merge(from, held_.end(), fresh_.begin() + static_cast<std::ptrdiff_t>(f), fresh_.end(),
-                 std::back_inserter(merged_), Before);
+                 std::back_inserter(merged_), OrderedBefore());
       held_.erase(from, held_.end());
       held_.insert(held_.end(), merged_.begin(), merged_.end());
     }
