@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -206,6 +207,28 @@ std::string EventNames() {
   return s;
 }
 
+// The recorder's messages, one line each on stderr: what it falls back to or could not do
+// ("perf-buildid record: ..."), and the closing lines perf record prints too ("[ ... ]").
+void Warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void Warn(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("perf-buildid record: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void Note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void Note(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("[ ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs(" ]\n", stderr);
+  va_end(ap);
+}
+
 struct Options {
   std::string output = "perf.data";
   uint64_t freq = 4000;
@@ -322,9 +345,9 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.build_id = opt_.no_buildid_attr ? 0 : 1;
   if (opt_.no_buildid_attr) {
     fallback_ = true;
-    fprintf(stderr,
-            "perf-buildid record: attr.build_id not requested (--no-buildid-attr); "
-            "reading build ids from /proc/PID/map_files as mappings are reported\n");
+    Warn(
+        "attr.build_id not requested (--no-buildid-attr); "
+        "reading build ids from /proc/PID/map_files as mappings are reported");
   }
   if (bpf_) {
     // The BPF program stamps its stacks with bpf_ktime_get_ns: the records must share its
@@ -357,13 +380,13 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   for (EventFallback f : applied) {
     if (f == EventFallback::kBuildIdDropped) {
       fallback_ = true;
-      fprintf(stderr,
-              "perf-buildid record: the kernel rejects attr.build_id (EINVAL); reading build "
-              "ids from /proc/PID/map_files as mappings are reported\n");
+      Warn(
+          "the kernel rejects attr.build_id (EINVAL); reading build "
+          "ids from /proc/PID/map_files as mappings are reported");
     } else {
-      fprintf(stderr,
-              "perf-buildid record: not allowed to sample the kernel; "
-              "recording user space only\n");
+      Warn(
+          "not allowed to sample the kernel; "
+          "recording user space only");
     }
   }
   if (!group.ok())
@@ -385,8 +408,7 @@ Status Recorder::PrepareBpf() {
   if (!loaded.ok()) {
     if (opt_.bpf == Bpf::kOn)
       return Error(loaded.error()).Context("--bpf=on");
-    fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
-            loaded.error().ToString().c_str());
+    Warn("no BPF path (%s); build ids from the file path only", loaded.error().ToString().c_str());
     return Ok();
   }
   bpf_ = std::move(*loaded);
@@ -408,19 +430,18 @@ Status Recorder::AttachBpf() {
       return Error(s.error()).Context("--bpf=on");
     if (attached > 0) {
       // Detaching would disable the events it is on: keep what runs, it only adds ids.
-      fprintf(stderr, "perf-buildid record: BPF on %zu of %zu events only (%s)\n", attached,
-              events_->fds().size(), s.error().ToString().c_str());
+      Warn("BPF on %zu of %zu events only (%s)", attached, events_->fds().size(),
+           s.error().ToString().c_str());
       break;
     }
-    fprintf(stderr, "perf-buildid record: no BPF path (%s); build ids from the file path only\n",
-            s.error().ToString().c_str());
+    Warn("no BPF path (%s); build ids from the file path only", s.error().ToString().c_str());
     bpf_.reset();
     return Ok();
   }
   if (!opt_.quiet) {
-    fprintf(stderr,
-            "perf-buildid record: build ids also from a BPF program at sample time "
-            "(events on CLOCK_MONOTONIC)\n");
+    Warn(
+        "build ids also from a BPF program at sample time "
+        "(events on CLOCK_MONOTONIC)");
   }
   return Ok();
 }
@@ -460,11 +481,11 @@ void Recorder::FinishBpf(Features* f) {
       Remember(path, *id, false);
   }
   if (to_stdout() && !entries.empty()) {
-    fprintf(stderr,
-            "perf-buildid record: %zu mappings' BPF ids kept by file name only: a pipe-mode "
-            "stream cannot carry the per-mapping section (perf stops on feature records it "
-            "does not know)\n",
-            entries.size());
+    Warn(
+        "%zu mappings' BPF ids kept by file name only: a pipe-mode "
+        "stream cannot carry the per-mapping section (perf stops on feature records it "
+        "does not know)",
+        entries.size());
   }
   f->mapping_ids = std::move(entries);
   bpf_stats_ = bpf_->stats();
@@ -699,7 +720,7 @@ Status Recorder::Drain(bool* wrote) {
     if (!failure.ok())
       return failure;
     if (!n.ok()) {
-      fprintf(stderr, "perf-buildid record: ring buffer: %s\n", n.error().ToString().c_str());
+      Warn("ring buffer: %s", n.error().ToString().c_str());
     } else if (*n > 0) {
       *wrote = true;
     }
@@ -710,27 +731,24 @@ Status Recorder::Drain(bool* wrote) {
 void Recorder::Summary() {
   if (opt_.quiet)
     return;
-  fprintf(stderr,
-          "[ perf-buildid record: %" PRIu64 " samples, %" PRIu64 " lost records, %" PRIu64
-          " lost samples; wrote %s (%.3f MB) ]\n",
-          samples_, lost_, lost_samples_, opt_.output.c_str(),
-          writer_ ? writer_->data_size() / 1e6 : 0.0);
-  fprintf(stderr,
-          "[ mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
-          " read from file, %" PRIu64 " bpf; %" PRIu64 " without, %" PRIu64 " unreadable ]\n",
-          by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
-          by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kBpf],
-          by_source_[BuildIdSource::kNone], unreadable_);
+  Note("perf-buildid record: %" PRIu64 " samples, %" PRIu64 " lost records, %" PRIu64
+       " lost samples; wrote %s (%.3f MB)",
+       samples_, lost_, lost_samples_, opt_.output.c_str(),
+       writer_ ? writer_->data_size() / 1e6 : 0.0);
+  Note("mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
+       " read from file, %" PRIu64 " bpf; %" PRIu64 " without, %" PRIu64 " unreadable",
+       by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
+       by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kBpf],
+       by_source_[BuildIdSource::kNone], unreadable_);
   if (unreadable_ > 0)
-    fprintf(stderr, "[ first unreadable mapping: %s ]\n", first_unreadable_.c_str());
+    Note("first unreadable mapping: %s", first_unreadable_.c_str());
   if (bpf_stats_) {
     const BpfMappingIds::Stats& b = *bpf_stats_;
-    fprintf(stderr,
-            "[ bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
-            " mappings given an id, %" PRIu64 " frames at another offset, %" PRIu64
-            " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64 " stacks dropped ]\n",
-            b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
-            disputed_, b.dropped);
+    Note("bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
+         " mappings given an id, %" PRIu64 " frames at another offset, %" PRIu64
+         " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64 " stacks dropped",
+         b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
+         disputed_, b.dropped);
   }
 }
 
@@ -872,11 +890,9 @@ int Recorder::Finish(const Status& recorded) {
   Summary();
   if (child_done_ && !opt_.quiet) {
     if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {
-      fprintf(stderr, "[ %s exited with status %d ]\n", opt_.command[0].c_str(),
-              WEXITSTATUS(child_status_));
+      Note("%s exited with status %d", opt_.command[0].c_str(), WEXITSTATUS(child_status_));
     } else if (WIFSIGNALED(child_status_)) {
-      fprintf(stderr, "[ %s killed by signal %d ]\n", opt_.command[0].c_str(),
-              WTERMSIG(child_status_));
+      Note("%s killed by signal %d", opt_.command[0].c_str(), WTERMSIG(child_status_));
     }
   }
   // As perf: the command's own status, so that a script sees it fail. A command that dies of
@@ -964,9 +980,7 @@ int pbid_cmd_record(int argc, char** argv) {
     std::string max = ReadLine("/proc/sys/kernel/perf_event_max_sample_rate");
     uint64_t m = strtoull(max.c_str(), nullptr, 10);
     if (m > 0 && o.freq > m) {
-      fprintf(stderr,
-              "perf-buildid record: -F %" PRIu64 " above the kernel's maximum, using %" PRIu64 "\n",
-              o.freq, m);
+      Warn("-F %" PRIu64 " above the kernel's maximum, using %" PRIu64, o.freq, m);
       o.freq = m;
     }
   }
