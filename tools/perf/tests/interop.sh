@@ -12,6 +12,8 @@ WL=$2
 W=$3
 PERF=${PERF:-/usr/bin/perf}
 LIB=$(dirname "$WL")/libpbidwork.so
+# shellcheck source=perf-record.sh disable=SC1091 # beside this script
+. "$(dirname "$0")/perf-record.sh"
 
 if [ ! -x "$PERF" ]; then
 	echo "1..0 # SKIP $PERF not installed"
@@ -102,7 +104,7 @@ check "our maps (fallback): no mapping claims a kernel-record id" \
 
 # --- 3. Files written by perf, read by us. -N where perf would write its build-id cache
 # (~/.debug): other tests may run perf beside this one, and perf 6.1 can abort on that.
-"$PERF" record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
+perf_record -q --buildid-mmap -F 999 -o perf-bm.data -- "$WL" 400 >/dev/null 2>&1
 check "perf record --buildid-mmap exits 0" [ $? -eq 0 ]
 # sample_id_all repeats TID, TIME, CPU and the ids in every MMAP2: each one perf does not record
 # is ring buffer space an mmap storm takes from us and not from perf.
@@ -124,11 +126,11 @@ check "our dump prints no cpu or id that perf's samples do not carry" \
 check "buildid-list on a --buildid-mmap file equals perf's" diff -u bm.perf bm.ours
 check "... and is not empty" [ -s bm.ours ]
 check "... and lists the library with the readelf id" grep -qx "$LIB_ID $LIB" bm.ours
-"$PERF" record -q -N -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
+perf_record -q -N -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
 "$PERF" buildid-list -i perf-def.data 2>/dev/null | grep -E '^[0-9a-f]+ ' >def.perf
 "$PB" buildid-list -i perf-def.data >def.ours
 check "buildid-list on a default-mode perf file equals perf's" diff -u def.perf def.ours
-"$PERF" record -q -N -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
+perf_record -q -N -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
 check "our script reads a perf -g file" bash -c "'$PB' script -i perf-g.data >/dev/null"
 check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/null"
 "$PERF" record -q -N -F 999 -o - -- "$WL" 200 >perf-pipe.data 2>/dev/null

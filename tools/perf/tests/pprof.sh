@@ -14,6 +14,8 @@ W=$3
 WL=$(dirname "$PB")/pbid-workload
 LIB=$(dirname "$PB")/libpbidwork.so
 PERF=${PERF:-/usr/bin/perf}
+# shellcheck source=perf-record.sh disable=SC1091 # beside this script
+. "$(dirname "$0")/perf-record.sh"
 
 for tool in go "$PERF"; do
 	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool not installed"; exit 77; }
@@ -41,7 +43,7 @@ if ! "$PB" record -q -F 99 -o probe.data -- true 2>probe.err; then
 	echo "1..0 # SKIP perf_event_open unavailable: $(head -1 probe.err)"
 	exit 77
 fi
-"$PERF" record -q -N -F 999 -o perf.data -- "$WL" 600 >/dev/null 2>perf.err ||
+perf_record -q -N -F 999 -o perf.data -- "$WL" 600 >/dev/null 2>perf.err ||
 	{ echo "# perf record failed:"; sed 's/^/#   /' perf.err; }
 "$PB" record -q -F 999 -o ours.data -- "$WL" 600 >/dev/null 2>ours.err ||
 	{ echo "# perf-buildid record failed:"; sed 's/^/#   /' ours.err; }
