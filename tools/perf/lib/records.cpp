@@ -432,7 +432,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     PBID_TAKE(s.period, "sample.period");
   if (st & PERF_SAMPLE_READ) {
     uint64_t rf = attr.attr.read_format;
-    size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & kFormatLost) ? 8 : 0);
+    size_t per_value = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & PERF_FORMAT_LOST) ? 8 : 0);
     if (rf & PERF_FORMAT_GROUP) {
       uint64_t nr = 0;
       PBID_TAKE(nr, "sample.read.nr");
@@ -453,7 +453,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
         PBID_TAKE(tmp, "sample.read.time_running");
       if (rf & PERF_FORMAT_ID)
         PBID_TAKE(tmp, "sample.read.id");
-      if (rf & kFormatLost)
+      if (rf & PERF_FORMAT_LOST)
         PBID_TAKE(tmp, "sample.read.lost");
     }
   }

@@ -21,14 +21,15 @@
 
 namespace pbid {
 
-// The uapi header this builds against (5.10's, with the series) lacks these; the values are
-// ABI. Everything else comes from <linux/perf_event.h>, and is not defined again.
-inline constexpr uint16_t kMiscMmapBuildId = 1 << 14;  // PERF_RECORD_MISC_MMAP_BUILD_ID
-inline constexpr uint16_t kMiscCommExec = 1 << 13;     // PERF_RECORD_MISC_COMM_EXEC
+// The misc bits, under the names this library uses: the values from the uapi header this builds
+// against (include/uapi, 5.10's with the series), but for perf's own build-ID-size bit, which
+// is the tool's (tools/perf/util/event.h), not the kernel's. Record type 21 is newer than the
+// header (5.16).
+inline constexpr uint16_t kMiscMmapBuildId = PERF_RECORD_MISC_MMAP_BUILD_ID;
+inline constexpr uint16_t kMiscCommExec = PERF_RECORD_MISC_COMM_EXEC;
+inline constexpr uint16_t kMiscCpumodeMask = PERF_RECORD_MISC_CPUMODE_MASK;
 inline constexpr uint16_t kMiscBuildIdSize = 1 << 15;  // PERF_RECORD_MISC_BUILD_ID_SIZE
-inline constexpr uint16_t kMiscCpumodeMask = 7;        // PERF_RECORD_MISC_CPUMODE_MASK
-inline constexpr uint64_t kFormatLost = 1u << 4;       // PERF_FORMAT_LOST (6.0)
-inline constexpr uint32_t kRecordAuxOutputHwId = 21;   // PERF_RECORD_AUX_OUTPUT_HW_ID (5.16)
+inline constexpr uint32_t kRecordAuxOutputHwId = 21;   // PERF_RECORD_AUX_OUTPUT_HW_ID
 
 // A cpumode (header.misc & kMiscCpumodeMask) that perf counts as the kernel's: the host's or a
 // guest's.
