@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,28 @@
 namespace pbid::cli {
 namespace {
 
+// argv from words; the words live as long as the Argv.
+class Argv {
+ public:
+  Argv(std::initializer_list<const char*> words) : words_(words.begin(), words.end()) {
+    for (std::string& w : words_)
+      ptrs_.push_back(w.data());
+    ptrs_.push_back(nullptr);
+  }
+  int argc() const { return static_cast<int>(words_.size()); }
+  char** argv() { return ptrs_.data(); }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<char*> ptrs_;
+};
+
 // Everything the test table's handlers saw, in order: "e=cycles:u", "g", "bpf=(none)".
 struct Seen {
   std::vector<std::string> taken;
   uint64_t tid = 0;
+  // The command lines parsed: a ParseResult's operands and arg point into them.
+  std::vector<std::unique_ptr<Argv>> argvs;
 
   OptionHandler Log(const char* name) {
     return [this, name](const char* v) {
@@ -43,25 +62,10 @@ std::vector<Option> RecordLike(Seen* s) {
   };
 }
 
-// argv from words; the words live as long as the Argv.
-class Argv {
- public:
-  Argv(std::initializer_list<const char*> words) : words_(words.begin(), words.end()) {
-    for (std::string& w : words_)
-      ptrs_.push_back(w.data());
-    ptrs_.push_back(nullptr);
-  }
-  int argc() const { return static_cast<int>(words_.size()); }
-  char** argv() { return ptrs_.data(); }
-
- private:
-  std::vector<std::string> words_;
-  std::vector<char*> ptrs_;
-};
-
 ParseResult Parse(Seen* s, std::initializer_list<const char*> words,
                   Operands order = Operands::kStopAtFirst) {
-  Argv a(words);
+  s->argvs.push_back(std::make_unique<Argv>(words));
+  Argv& a = *s->argvs.back();
   std::vector<Option> table = RecordLike(s);
   ParseResult r = ParseOptions(table, order, a.argc(), a.argv());
   r.option = nullptr;  // points into `table`, gone after this
