@@ -21,10 +21,10 @@ int BpfMappingIds::poll_fd() const {
 }
 
 void BpfMappingIds::OnMmap2(const Mmap2Record& m, const std::optional<BuildId>& known,
-                            BuildIdSource known_from, uint8_t tag) {
+                            BuildIdSource known_from) {
   const uint64_t key = mappings_.size();
-  mappings_.push_back(MappingInfo{m.pid, m.start, m.pgoff, m.sample_id.time,
-                                  std::string(m.filename), known_from, tag});
+  mappings_.push_back(
+      MappingInfo{m.pid, m.start, m.pgoff, m.sample_id.time, std::string(m.filename), known_from});
   matcher_.AddMapping(m.pid, m.start, m.len, m.pgoff, m.sample_id.time, key);
   if (known)
     matcher_.KnownId(key, *known);
@@ -92,7 +92,7 @@ std::vector<BpfMappingIds::Decided> BpfMappingIds::Decisions() const {
     } else {
       continue;  // known otherwise, and BPF agreed or said nothing
     }
-    out.push_back(Decided{e, m.path, m.tag});
+    out.push_back(Decided{e, m.path, key});
   }
   return out;
 }

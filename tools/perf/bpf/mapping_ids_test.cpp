@@ -43,7 +43,8 @@ BpfUserStack Stack(uint32_t pid, uint64_t t, uint64_t ip, const BuildId& id, uin
 
 TEST(BpfMappingIdsTest, AMappingWithoutAnIdGetsTheFramesId) {
   BpfMappingIds ids;
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/gone"), std::nullopt, BuildIdSource::kNone, 3);
+  ids.OnMmap2(Mmap(8, 0x500000, 90, "/bin/other"), kA, BuildIdSource::kFile);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/gone"), std::nullopt, BuildIdSource::kNone);
   ids.Offer(Stack(7, 150, 0x400123, kA, 0x400000));
   auto d = ids.Decisions();
   ASSERT_EQ(1u, d.size());
@@ -54,13 +55,13 @@ TEST(BpfMappingIdsTest, AMappingWithoutAnIdGetsTheFramesId) {
   EXPECT_EQ(0x1000u, d[0].entry.pgoff);
   EXPECT_EQ(100u, d[0].entry.time);
   EXPECT_EQ("/bin/gone", d[0].path);
-  EXPECT_EQ(3, d[0].tag);
+  EXPECT_EQ(1u, d[0].mapping);  // the second OnMmap2
   EXPECT_EQ(1u, ids.stats().assigned);
 }
 
 TEST(BpfMappingIdsTest, AFileIdThatBpfContradictsIsDisputed) {
   BpfMappingIds ids;
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kFile, 0);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kFile);
   ids.Offer(Stack(7, 150, 0x400123, kB, 0x400000));
   auto d = ids.Decisions();
   ASSERT_EQ(1u, d.size());
@@ -70,7 +71,7 @@ TEST(BpfMappingIdsTest, AFileIdThatBpfContradictsIsDisputed) {
 
 TEST(BpfMappingIdsTest, AKernelRecordStandsAgainstBpfButTheConflictIsCounted) {
   BpfMappingIds ids;
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kKernelRecord, 0);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kKernelRecord);
   ids.Offer(Stack(7, 150, 0x400123, kB, 0x400000));
   EXPECT_TRUE(ids.Decisions().empty());
   EXPECT_EQ(1u, ids.stats().conflicts);
@@ -78,7 +79,7 @@ TEST(BpfMappingIdsTest, AKernelRecordStandsAgainstBpfButTheConflictIsCounted) {
 
 TEST(BpfMappingIdsTest, AnAgreeingFrameWritesNothing) {
   BpfMappingIds ids;
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kFile, 0);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), kA, BuildIdSource::kFile);
   ids.Offer(Stack(7, 150, 0x400123, kA, 0x400000));
   EXPECT_TRUE(ids.Decisions().empty());
   EXPECT_EQ(1u, ids.stats().confirmed);
@@ -89,13 +90,13 @@ TEST(BpfMappingIdsTest, AnAgreeingFrameWritesNothing) {
 TEST(BpfMappingIdsTest, AStackBeforeItsMappingIsKnownGetsNothing) {
   BpfMappingIds ids;
   ids.Offer(Stack(7, 150, 0x400123, kA, 0x400000));
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), std::nullopt, BuildIdSource::kNone, 0);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), std::nullopt, BuildIdSource::kNone);
   EXPECT_TRUE(ids.Decisions().empty());
 }
 
 TEST(BpfMappingIdsTest, AForkedChildsSampleNamesTheParentsMapping) {
   BpfMappingIds ids;
-  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), std::nullopt, BuildIdSource::kNone, 0);
+  ids.OnMmap2(Mmap(7, 0x400000, 100, "/bin/x"), std::nullopt, BuildIdSource::kNone);
   ids.OnFork(7, 8, 120);
   ids.Offer(Stack(8, 150, 0x400123, kA, 0x400000));
   auto d = ids.Decisions();

@@ -295,6 +295,9 @@ class Recorder {
   bool child_done_ = false;             // the command has exited: child_status_ is its wait status
   int child_status_ = 0;
   std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
+  // How each mapping BPF was told of was counted, in the order it was told: FinishBpf moves
+  // the mappings whose id BPF decided from that count to BPF's.
+  std::vector<Counted> bpf_counted_;
   std::optional<BpfMappingIds::Stats> bpf_stats_;
   uint64_t disputed_ = 0;  // mappings whose id two sources gave differently: written without
   uint64_t samples_ = 0, lost_ = 0, lost_samples_ = 0;
@@ -459,7 +462,7 @@ void Recorder::FinishBpf(Features* f) {
     named.insert(e.filename);
   for (const BpfMappingIds::Decided& d : bpf_->Decisions()) {
     entries.push_back(d.entry);
-    switch (static_cast<Counted>(d.tag)) {
+    switch (bpf_counted_[d.mapping]) {
       case Counted::kNone: by_source_[BuildIdSource::kNone]--; break;
       case Counted::kUnreadable: unreadable_--; break;
       case Counted::kKernelRecord: by_source_[BuildIdSource::kKernelRecord]--; break;
@@ -586,8 +589,10 @@ Status Recorder::OnMapping(Mmap2Record& m, const std::string& path, const FileId
   if (id)
     Remember(name, *id, false);
   Counted counted = CountMapping(name, got, found);
-  if (bpf_)
-    bpf_->OnMmap2(m, id, id ? found : BuildIdSource::kNone, static_cast<uint8_t>(counted));
+  if (bpf_) {
+    bpf_->OnMmap2(m, id, id ? found : BuildIdSource::kNone);
+    bpf_counted_.push_back(counted);
+  }
   return Ok();
 }
 

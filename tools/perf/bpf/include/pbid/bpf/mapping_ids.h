@@ -43,10 +43,9 @@ class BpfMappingIds {
   int poll_fd() const;
 
   // Every MMAP2 record of the recording, with the id the recorder already has for it (from
-  // the kernel's record or read from the file), if any. tag is the caller's, handed back by
-  // Decided().
-  void OnMmap2(const Mmap2Record& m, const std::optional<BuildId>& known, BuildIdSource known_from,
-               uint8_t tag);
+  // the kernel's record or read from the file), if any. Decided() names a mapping by the
+  // order of these calls, counted from 0, for the caller to find what it kept about it.
+  void OnMmap2(const Mmap2Record& m, const std::optional<BuildId>& known, BuildIdSource known_from);
   void OnExec(uint32_t pid, uint64_t t);
   void OnFork(uint32_t parent, uint32_t child, uint64_t t);
 
@@ -60,7 +59,7 @@ class BpfMappingIds {
   struct Decided {
     MappingIdEntry entry;  // pid, start, pgoff and time of the MMAP2 record; kBpf or kDisputed
     std::string path;
-    uint8_t tag = 0;
+    uint64_t mapping = 0;  // which OnMmap2 call, counted from 0
   };
   // Mappings that got their id from BPF, and mappings whose file id BPF disputed. A dispute
   // with the kernel's own record is counted but not written: the kernel read the mapped file
@@ -85,7 +84,6 @@ class BpfMappingIds {
     uint64_t start, pgoff, time;
     std::string path;
     BuildIdSource known_from;
-    uint8_t tag;
   };
 
   std::unique_ptr<BpfStackIds> program_;
