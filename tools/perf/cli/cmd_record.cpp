@@ -33,6 +33,7 @@
 #include "pbid/bpf/mapping_ids.h"
 #include "pbid/elf_build_id.h"
 #include "pbid/event_group.h"
+#include "pbid/events.h"
 #include "pbid/perf_data.h"
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
@@ -175,34 +176,25 @@ Status BackupOld(const std::string& path, HeldFile* held) {
   return Ok();
 }
 
-// The events record opens by name, in one table: the option checks a name against it, the
-// attr takes its type and config from it, and the file names the event by it.
-struct NamedEvent {
-  const char* name;
-  uint32_t type;
-  uint64_t config;
-};
-constexpr NamedEvent kEvents[] = {
-    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-};
-
-const NamedEvent* FindEvent(const std::string& name) {
-  for (const NamedEvent& e : kEvents) {
-    if (name == e.name)
-      return &e;
-  }
-  return nullptr;
+// The events record opens, named from pbid/events.h: the option checks a name against the
+// table, the attr takes its type and config from the row, and the file names the event by it.
+const KnownEvent* FindRecordable(const std::string& name) {
+  const KnownEvent* e = FindEvent(name);
+  return e && e->recordable ? e : nullptr;
 }
 
 // "cpu-clock, task-clock or cycles"
 std::string EventNames() {
+  std::vector<std::string_view> names;
+  for (const KnownEvent& e : kKnownEvents) {
+    if (e.recordable)
+      names.push_back(e.name);
+  }
   std::string s;
-  for (size_t i = 0; i < std::size(kEvents); i++) {
+  for (size_t i = 0; i < names.size(); i++) {
     if (i > 0)
-      s += i + 1 == std::size(kEvents) ? " or " : ", ";
-    s += kEvents[i].name;
+      s += i + 1 == names.size() ? " or " : ", ";
+    s += names[i];
   }
   return s;
 }
@@ -234,7 +226,7 @@ struct Options {
   uint64_t freq = 4000;
   uint64_t period = 0;
   bool callchain = false;
-  const NamedEvent* event = &kEvents[0];
+  const KnownEvent* event = FindEvent("cpu-clock");
   bool all_cpus = false;
   pid_t pid = -1;
   size_t pages = 128;
@@ -323,7 +315,7 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.size = sizeof(a);
   a.type = opt_.event->type;
   a.config = opt_.event->config;
-  attr_.name = opt_.event->name;
+  attr_.name = std::string(opt_.event->name);
   if (opt_.period) {
     a.sample_period = opt_.period;
   } else {
@@ -374,7 +366,7 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
 
   EventGroupSpec spec;
   spec.attr = a;
-  spec.name = opt_.event->name;
+  spec.name = std::string(opt_.event->name);
   spec.cpus = OnlineCpus();
   spec.pids = targets;
   spec.data_pages = opt_.pages;
@@ -925,7 +917,7 @@ int pbid_cmd_record(int argc, char** argv) {
     return Unsigned("-F", 1, kMaxFreq, &o.freq)(v);
   };
   auto take_event = [&](const char* v) {
-    o.event = FindEvent(v);
+    o.event = FindRecordable(v);
     if (!o.event)
       return "unsupported event '" + std::string(v) + "' (" + EventNames() + ")";
     return std::string();

@@ -14,6 +14,7 @@
 
 #include "pbid/build_id.h"
 #include "pbid/elf_build_id.h"
+#include "pbid/events.h"
 #include "pbid/perf_data.h"
 #include "pbid/records.h"
 #include "pbid/session.h"
@@ -40,27 +41,17 @@ std::string Hex(uint64_t v) {
 
 // The pprof value type of an event: cpu-clock periods are nanoseconds.
 PprofValueType EventValueType(const EventAttr& a) {
-  const perf_event_attr& attr = a.attr;
-  if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_CPU_CLOCK) {
-    return {"cpu", "nanoseconds"};
-  }
-  if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_TASK_CLOCK) {
-    return {"task-clock", "nanoseconds"};
-  }
-  if (attr.type == PERF_TYPE_HARDWARE && attr.config == PERF_COUNT_HW_CPU_CYCLES) {
-    return {"cycles", "count"};
-  }
-  if (attr.type == PERF_TYPE_HARDWARE && attr.config == PERF_COUNT_HW_INSTRUCTIONS) {
-    return {"instructions", "count"};
-  }
+  if (const KnownEvent* e = FindEvent(a.attr.type, a.attr.config))
+    return {std::string(e->pprof_type), std::string(e->unit)};
   return {a.name.empty() ? "events" : a.name, "count"};
 }
 
 std::string EventName(const EventAttr& a) {
   if (!a.name.empty())
     return a.name;
-  PprofValueType t = EventValueType(a);
-  return t.type == "cpu" ? "cpu-clock" : t.type;
+  if (const KnownEvent* e = FindEvent(a.attr.type, a.attr.config))
+    return std::string(e->name);
+  return "events";
 }
 
 // The text of the table's cells, each kept once and named by its index: rows are keyed by

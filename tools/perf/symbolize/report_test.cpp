@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "pbid/events.h"
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "pbid/symbolize/report.h"
@@ -445,6 +446,16 @@ TEST(ReportErrorsTest, BadInputAndUsage) {
   r = RunCommand(tool + " --help");
   EXPECT_EQ(0, r.exit_code);
   EXPECT_NE(std::string::npos, r.output.find("EXIT STATUS")) << r.output;
+}
+
+// Record opens an event by name and report names it back by (type, config): each must
+// find the one entry it came from, or a recording would be reported as another event.
+TEST(KnownEventsTest, NameAndTypeConfigFindTheSameEvent) {
+  for (const KnownEvent& e : kKnownEvents) {
+    EXPECT_EQ(&e, FindEvent(e.name)) << e.name;
+    EXPECT_EQ(&e, FindEvent(e.type, e.config)) << e.name;
+  }
+  EXPECT_EQ(nullptr, FindEvent("cpu"));
 }
 
 }  // namespace
