@@ -19,7 +19,6 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -199,15 +198,19 @@ std::string EventNames() {
   return s;
 }
 
-// The recorder's messages, one line each on stderr: what it falls back to or could not do
-// ("perf-buildid record: ..."), and the closing lines perf record prints too ("[ ... ]").
+// The recorder's messages, one line each on stderr: what it falls back to, could not do or
+// adds ("perf-buildid record: ..."), and the closing lines perf record prints too ("[ ... ]").
+void Say(const char* before, const char* after, const char* fmt, va_list ap) {
+  fputs(before, stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs(after, stderr);
+}
+
 void Warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void Warn(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("perf-buildid record: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  Say("perf-buildid record: ", "\n", fmt, ap);
   va_end(ap);
 }
 
@@ -215,9 +218,7 @@ void Note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void Note(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("[ ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs(" ]\n", stderr);
+  Say("[ ", " ]\n", fmt, ap);
   va_end(ap);
 }
 
