@@ -37,6 +37,9 @@ PKGS=(
 	# perf-5.10: Debian 11's perf, with the libraries Debian's linux-perf links
 	libunwind-dev libslang2-dev libnuma-dev libaudit-dev libbabeltrace-dev libzstd-dev
 	liblzma-dev libcap-dev libiberty-dev libperl-dev python3-dev python3-setuptools
+	# the flame graph's browser test: headless Chromium driven through WebDriver, a font for
+	# its screenshots (a Recommends of chromium, which this script does not install), xmllint
+	chromium chromium-driver python3-selenium fonts-liberation libxml2-utils
 )
 
 need=()
