@@ -7,6 +7,7 @@
 # would, saves a screenshot, and checks from the live DOM what the reader sees and does:
 #   frame PATH FRACTION   the frame at PATH (names from the root's child up, joined by ';')
 #                         is FRACTION of the full width (within 0.001)
+#   hover PATH TEXT       with the mouse over it, the status line says TEXT
 #   zoom PATH             clicking it makes it span the full width, keeps its ancestors,
 #                         hides a frame beside it; "Reset Zoom" brings the widths back
 #   search REGEX PERCENT  searching REGEX (through the Search control, then through Ctrl-F)
@@ -67,7 +68,7 @@ def parse_expect(path):
             if not line or line.startswith("#"):
                 continue
             fields = line.split("\t")
-            want = {"frame": 3, "zoom": 2, "search": 3}.get(fields[0])
+            want = {"frame": 3, "hover": 3, "zoom": 2, "search": 3}.get(fields[0])
             if want != len(fields):
                 print(f"flamegraph-browser: {path}:{number}: bad line {line!r}", file=sys.stderr)
                 sys.exit(2)
@@ -199,6 +200,18 @@ try:
             elif abs(f["width"] / full - fraction) > 0.001:
                 fail(f"frame {path!r}: width {f['width']:.3f} px is "
                      f"{f['width'] / full:.4f} of the full width, expected {fraction}")
+        elif check[0] == "hover":
+            path, want = check[1], check[2]
+            f = by_path(initial, path)
+            if f is None:
+                fail(f"hover {path!r}: not in the document")
+                continue
+            rect = driver.find_element(By.CSS_SELECTOR, f'g.f[id="{f["id"]}"] rect')
+            ActionChains(driver).move_to_element(rect).perform()
+            got = text_of("details")
+            if got != want:
+                fail(f"hover {path!r}: status line says {got!r}, expected {want!r}")
+            ActionChains(driver).move_to_element(driver.find_element(By.ID, "title")).perform()
         elif check[0] == "zoom" and full:
             path = check[1]
             f = by_path(initial, path)
