@@ -12,6 +12,8 @@
 
 #include "fuzz_util.h"
 #include "pbid/perf_data.h"
+#include "pbid/render/flamegraph.h"
+#include "pbid/render/report_view.h"
 #include "pbid/symbolize/report.h"
 
 namespace {
@@ -46,8 +48,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pbid::ReportOptions opts;
   opts.symbolizer.use_debuginfod = false;
   opts.symbolizer.build_id_root = "";
-  opts.sort_keys = {pbid::SortKey::kComm, pbid::SortKey::kPid, pbid::SortKey::kDso,
-                    pbid::SortKey::kSym};
   opts.kallsyms_path = Kallsyms();
   auto report = pbid::Report::Build(**r, opts);
   if (!report.ok()) {
@@ -55,7 +55,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   static FILE* null_out = fopen("/dev/null", "we");
-  (*report)->PrintTable(null_out);
-  (*report)->PrintCoverage(null_out);
+  // Every view: the children view with its call graph (the default), the flat table, folded
+  // stacks and the flame graph.
+  pbid::render::ViewOptions view;
+  view.sort_keys = {pbid::render::SortKey::kComm, pbid::render::SortKey::kPid,
+                    pbid::render::SortKey::kDso, pbid::render::SortKey::kSym};
+  pbid::render::WriteReport((*report)->profile(), (*report)->coverage(), view, null_out);
+  view.children = false;
+  view.call_graph.mode = pbid::render::GraphMode::kFolded;
+  pbid::render::WriteReport((*report)->profile(), (*report)->coverage(), view, null_out);
+  pbid::render::WriteCoverage((*report)->coverage(), (*report)->symbol_coverage(), null_out);
+  pbid::render::WriteFolded((*report)->profile(), null_out);
+  (void)pbid::render::FlameGraphSvg(pbid::render::FlameStacks((*report)->profile()), {});
   return 0;
 }

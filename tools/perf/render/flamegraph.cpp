@@ -438,16 +438,6 @@ void DrawFrame(Layout& layout, const Node& node, const std::string& kind, double
 
 }  // namespace
 
-const char* FrameKindName(FrameKind kind) {
-  switch (kind) {
-    case FrameKind::kUser: return "user";
-    case FrameKind::kKernel: return "kernel";
-    case FrameKind::kUnsymbolized: return "unsymbolized";
-    case FrameKind::kNoBuildId: return "no-build-id";
-  }
-  return "user";
-}
-
 std::string FlameGraphSvg(const std::vector<FlameStack>& stacks, const FlameGraphOptions& options) {
   Node root;
   root.name = "all";

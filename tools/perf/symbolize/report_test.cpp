@@ -391,33 +391,6 @@ void WriteWithoutSamples(const std::string& path) {
   ASSERT_TRUE((*w)->Finish(Features()).ok());
 }
 
-// An unknown sort key is an error naming it and the known ones; library callers, who fill
-// ReportOptions themselves, can only name known keys, and every one of them gives a table.
-TEST(ReportErrorsTest, UnknownSortKeyIsRefusedAndEveryKeyWorks) {
-  TempDir tmp;
-  std::string path = tmp.path() + "/empty.data";
-  ASSERT_NO_FATAL_FAILURE(WriteWithoutSamples(path));
-  auto reader = PerfDataReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
-  ReportOptions options;
-  options.symbolizer.use_debuginfod = false;
-  options.symbolizer.build_id_root.clear();
-  auto bogus = ParseSortKeys("dso,bogus");
-  ASSERT_FALSE(bogus.ok()) << "sort key 'bogus' accepted";
-  EXPECT_EQ("--sort", bogus.error().field);
-  EXPECT_NE(std::string::npos, bogus.error().message.find("'bogus'")) << bogus.error().ToString();
-  EXPECT_NE(std::string::npos, bogus.error().message.find("known: comm, pid, dso, sym"));
-  auto all = ParseSortKeys("comm,pid,dso,sym");
-  ASSERT_TRUE(all.ok()) << all.error().ToString();
-  options.sort_keys = *all;
-  auto ok = Report::Build(**reader, options);
-  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
-  FILE* null = fopen("/dev/null", "w");
-  ASSERT_NE(nullptr, null);
-  (*ok)->PrintTable(null);
-  fclose(null);
-}
-
 TEST(ReportErrorsTest, BadInputAndUsage) {
   TempDir tmp;
   const std::string& tool = kReport;

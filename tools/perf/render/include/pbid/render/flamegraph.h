@@ -10,17 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "pbid/symbolize/profile.h"
+
 namespace pbid::render {
 
-// What a frame is, for its colour: a reader tells kernel from user code at a glance, and sees
-// where symbols or the build ID were missing.
-enum class FrameKind : uint8_t {
-  kUser,          // user code, named
-  kKernel,        // kernel code
-  kUnsymbolized,  // a module was found (or had a build ID) but nothing named the address
-  kNoBuildId,     // the mapping had no build ID: nothing could be verified or named
-};
-const char* FrameKindName(FrameKind kind);  // "user", "kernel", "unsymbolized", "no-build-id"
+// Frames are coloured by their kind (pbid/symbolize/profile.h): a reader tells kernel from
+// user code at a glance, and sees where symbols or the build ID were missing.
+using pbid::FrameKind;
+using pbid::FrameKindName;
 
 struct FlameFrame {
   std::string name;
@@ -35,9 +32,9 @@ struct FlameStack {
 
 struct FlameGraphOptions {
   std::string title = "Flame Graph";
-  std::string subtitle;           // e.g. the event and the file
-  std::string unit = "samples";   // what a weight counts, shown on hover
-  int width = 1200;               // pixels
+  std::string subtitle;          // e.g. the event and the file
+  std::string unit = "samples";  // what a weight counts, shown on hover
+  int width = 1200;              // pixels
 };
 
 // The SVG document. Stacks that share a prefix merge; children are ordered by name, as

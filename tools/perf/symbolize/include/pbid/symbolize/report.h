@@ -1,37 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// `perf-buildid report`: turns a perf.data file into a perf-like table (overhead, samples,
-// dso, symbol), a build-ID coverage summary and, optionally, a pprof profile. Samples are
+// `perf-buildid report`'s library: turns a perf.data file into a Profile (every sample's
+// stack, symbolized), a build-ID coverage summary and, optionally, a pprof profile. Samples are
 // mapped to (mapping, file offset) with the MMAP/MMAP2 records, then symbolized by build ID.
 #ifndef PBID_SYMBOLIZE_REPORT_H_
 #define PBID_SYMBOLIZE_REPORT_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "pbid/result.h"
+#include "pbid/symbolize/profile.h"
 #include "pbid/symbolize/symbolizer.h"
 
 namespace pbid {
 
 class PerfDataReader;
 
-// The columns of the table, as perf report's --sort keys.
-enum class SortKey { kComm, kPid, kDso, kSym };
-
 struct ReportOptions {
   SymbolizerOptions symbolizer;
-  std::vector<SortKey> sort_keys = {SortKey::kDso, SortKey::kSym};
   std::string kallsyms_path = "/proc/kallsyms";
   bool want_pprof = false;
+  // Read every callchain frame. Off, only the sample's own address is named, as perf does
+  // with -g none: the flat table needs no more.
+  bool callchains = true;
+  // Inlined code as frames of its own, innermost first (perf report --inline).
+  bool inline_frames = false;
 };
-
-// Parses "dso,sym"-style lists; an error names the unknown key.
-Result<std::vector<SortKey>> ParseSortKeys(const std::string& list);
 
 // How many samples fell in mappings whose build ID came from each source.
 struct SampleCoverage {
@@ -55,8 +53,8 @@ class Report {
                                                const ReportOptions& options);
   ~Report();
 
-  void PrintTable(FILE* out) const;
-  void PrintCoverage(FILE* out) const;
+  // The samples, symbolized and aggregated by stack: what every view is drawn from.
+  const Profile& profile() const;
   Status WritePprof(const std::string& path) const;  // needs options.want_pprof
 
   const SampleCoverage& coverage() const { return coverage_; }

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// How perf names a frame: in a call chain "function", "function (inlined)" or the address as
+// "0x7f12..."; in the table's symbol column "[k] function" or "[.] function", or the address
+// with 16 digits. The views all name frames here.
+#ifndef PBID_RENDER_FRAME_NAMES_H_
+#define PBID_RENDER_FRAME_NAMES_H_
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "pbid/symbolize/profile.h"
+
+namespace pbid::render {
+
+inline std::string ChainName(const Profile& profile, uint32_t id) {
+  const ProfileFrame& f = profile.Frame(id);
+  if (!f.named()) {
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%#" PRIx64, f.address);
+    return buf;
+  }
+  std::string s = profile.Name(f.symbol);
+  if (f.inlined)
+    s += " (inlined)";
+  return s;
+}
+
+inline std::string SymbolCell(const Profile& profile, uint32_t id) {
+  const ProfileFrame& f = profile.Frame(id);
+  std::string s = f.kind == FrameKind::kKernel ? "[k] " : "[.] ";
+  if (f.named())
+    return s + profile.Name(f.symbol);
+  char buf[24];
+  snprintf(buf, sizeof(buf), "%-#.*" PRIx64, 16, f.address);
+  return s + buf;
+}
+
+}  // namespace pbid::render
+
+#endif  // PBID_RENDER_FRAME_NAMES_H_

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// Names for kernel addresses of a recording, trusted only for the kernel that was recorded:
+//   1. kallsyms of the running kernel, when its build ID (or, without one in the file, its
+//      release) is the recorded kernel's;
+//   2. otherwise the vmlinux with the recorded kernel's build ID, found by the symbolizer's
+//      lookup chain, once the KASLR offset is known: the distance between the kernel mapping's
+//      start and the symbol the mapping is named after ("_text" for "[kernel.kallsyms]_text").
+// Without either, kernel addresses stay unnamed: a wrong kernel's names would be worse.
+#ifndef PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_
+#define PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/symbolize/kallsyms.h"
+#include "pbid/symbolize/symbolizer.h"
+
+namespace pbid {
+
+class PerfDataReader;
+struct Mapping;
+
+class KernelSymbols {
+ public:
+  // symbolizer must outlive this object.
+  KernelSymbols(const PerfDataReader& reader, Symbolizer& symbolizer, std::string kallsyms_path);
+
+  struct Named {
+    std::string module;               // "" for the core kernel, else the module's name
+    std::vector<SourceFrame> frames;  // innermost first; empty when nothing named the address
+  };
+
+  // Names ip. kernel_map is the kernel mapping that holds ip (nullptr when none is known). The
+  // source is decided at the first call, when the recorded kernel's mapping is known.
+  Named Lookup(const Mapping* kernel_map, uint64_t ip, SymbolDetail detail);
+
+  bool kallsyms_used() const { return kallsyms_.has_value(); }
+  // Why kernel symbols are, or are not, shown: for the coverage summary.
+  const std::string& note() const { return note_; }
+
+ private:
+  void Decide(const Mapping* kernel_map);
+  std::optional<int64_t> KaslrShift(const Mapping& km);
+
+  const PerfDataReader& reader_;
+  Symbolizer& symbolizer_;
+  std::string kallsyms_path_;
+  bool decided_ = false;
+  std::optional<Kallsyms> kallsyms_;
+  std::map<BuildId, std::optional<int64_t>> shift_;  // KASLR offset per kernel build ID
+  bool vmlinux_noted_ = false;
+  std::string note_ = "no kernel samples";
+};
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// What `report` learns from a recording, as data: every sample's call stack, symbolized by build
+// ID, aggregated into distinct stacks with their sample counts and periods. The views (perf's
+// table, children and self, call graphs, folded stacks, flame graphs) are drawn from it by the
+// renderers (tools/perf/render); the library itself prints nothing.
+#ifndef PBID_SYMBOLIZE_PROFILE_H_
+#define PBID_SYMBOLIZE_PROFILE_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace pbid {
+
+// What a frame is: the views mark kernel frames ("[k]"), and a flame graph colours frames by
+// this, so that a reader sees where symbols or the build ID were missing.
+enum class FrameKind : uint8_t {
+  kUser,          // user code, named
+  kKernel,        // kernel code (named, or [kernel] without trustworthy symbols)
+  kUnsymbolized,  // user code that nothing named: no file with the build ID, or no symbol
+  kNoBuildId,     // user code in a mapping without a build ID, or outside every mapping
+};
+const char* FrameKindName(FrameKind kind);  // "user", "kernel", "unsymbolized", "no-build-id"
+
+// Texts kept once and named by an index, so that frames and stacks are compared as integers.
+class NameTable {
+ public:
+  uint32_t Id(std::string_view text);
+  const std::string& operator[](uint32_t id) const { return texts_[id]; }
+  size_t size() const { return texts_.size(); }
+
+ private:
+  std::deque<std::string> texts_;  // a deque never moves them: ids_ keys point into it
+  std::unordered_map<std::string_view, uint32_t> ids_;
+};
+
+// One frame, as perf's callchain key "function" compares them: the module and the function,
+// or the module and the address when nothing named it. Inlined frames are frames of their own.
+struct ProfileFrame {
+  static constexpr uint32_t kNoName = UINT32_MAX;
+  uint32_t dso = 0;           // NameTable id: "libc.so.6", "[kernel.kallsyms]", "[unknown]"
+  uint32_t symbol = kNoName;  // NameTable id of the function; kNoName when nothing named it
+  // Without a name, the address as perf shows it: in a call chain the sampled address, for a
+  // sample's own entry the address within the mapping (perf's map-relative ip).
+  uint64_t address = 0;
+  FrameKind kind = FrameKind::kUser;
+  bool inlined = false;  // a frame of code inlined into the next one (perf: "(inlined)")
+  bool named() const { return symbol != kNoName; }
+  bool operator==(const ProfileFrame& o) const {
+    return dso == o.dso && symbol == o.symbol && address == o.address && kind == o.kind &&
+           inlined == o.inlined;
+  }
+};
+
+// Samples of one thread group with the same call stack.
+struct ProfileStack {
+  int32_t pid = 0;
+  uint32_t comm = 0;   // NameTable id of the command
+  uint32_t first = 0;  // its frames are Profile::stack_frames()[first, first + depth), leaf first
+  uint32_t depth = 0;
+  // The frame the sample's own entry shows: the leaf's function, or, unnamed, the leaf's
+  // address within its mapping (perf's hist entry for the sample, apart from its call chain).
+  uint32_t self = 0;
+  uint64_t samples = 0;
+  uint64_t period = 0;
+};
+
+struct EventProfile {
+  std::string name;         // "cpu-clock", as perf names the event
+  uint64_t samples = 0;     // every sample of the event
+  uint64_t period = 0;      // their periods' sum: perf's "Event count"
+  bool callchains = false;  // the event recorded callchains (or user stacks that were unwound)
+  std::vector<ProfileStack> stacks;
+};
+
+class Profile {
+ public:
+  NameTable& names() { return names_; }
+  const NameTable& names() const { return names_; }
+  const std::string& Name(uint32_t id) const { return names_[id]; }
+
+  uint32_t FrameId(const ProfileFrame& f);
+  const ProfileFrame& Frame(uint32_t id) const { return frames_[id]; }
+  size_t frame_count() const { return frames_.size(); }
+
+  // Adds `samples` and `period` to the stack (frame ids, leaf first; self as ProfileStack's)
+  // of pid/comm in event ev.
+  void Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
+           uint32_t self, uint64_t samples, uint64_t period);
+
+  std::vector<EventProfile>& events() { return events_; }
+  const std::vector<EventProfile>& events() const { return events_; }
+  const uint32_t* StackFrames(const ProfileStack& s) const {
+    return stack_frames_.data() + s.first;
+  }
+
+ private:
+  struct FrameHash {
+    size_t operator()(const ProfileFrame& f) const noexcept {
+      return (static_cast<size_t>(f.dso) * 1000003u) ^ f.symbol ^
+             (f.address * 0x9e3779b97f4a7c15ull) ^ (static_cast<size_t>(f.kind) << 29) ^
+             (static_cast<size_t>(f.inlined) << 31);
+    }
+  };
+  // A stack is found again by its event, pid, comm and frames.
+  struct StackKey {
+    uint32_t ev, comm, self;
+    int32_t pid;
+    std::vector<uint32_t> frames;
+    bool operator==(const StackKey& o) const {
+      return ev == o.ev && comm == o.comm && self == o.self && pid == o.pid && frames == o.frames;
+    }
+  };
+  struct StackKeyHash {
+    size_t operator()(const StackKey& k) const noexcept;
+  };
+
+  NameTable names_;
+  std::vector<ProfileFrame> frames_;
+  std::unordered_map<ProfileFrame, uint32_t, FrameHash> frame_ids_;
+  std::vector<EventProfile> events_;
+  std::vector<uint32_t> stack_frames_;
+  std::unordered_map<StackKey, uint32_t, StackKeyHash> stack_ids_;  // -> index in its event
+  StackKey probe_;  // Add's lookup key, kept to spare an allocation per sample
+};
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_PROFILE_H_

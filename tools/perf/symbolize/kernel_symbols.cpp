@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/symbolize/kernel_symbols.h"
+
+#include <sys/utsname.h>
+
+#include "pbid/elf_build_id.h"
+#include "pbid/perf_data.h"
+#include "pbid/session.h"
+
+namespace pbid {
+
+KernelSymbols::KernelSymbols(const PerfDataReader& reader, Symbolizer& symbolizer,
+                             std::string kallsyms_path)
+    : reader_(reader), symbolizer_(symbolizer), kallsyms_path_(std::move(kallsyms_path)) {}
+
+// kallsyms is only trusted for the kernel that was recorded: the same build ID, or, when the
+// file has none, the same release.
+void KernelSymbols::Decide(const Mapping* km) {
+  decided_ = true;
+  std::optional<BuildId> recorded;
+  if (km != nullptr && km->build_id) {
+    recorded = km->build_id;
+  } else if (reader_.features().build_ids) {
+    for (const BuildIdEntry& e : *reader_.features().build_ids) {
+      if (e.filename == kKernelDsoName)
+        recorded = e.build_id;
+    }
+  }
+  auto ks = Kallsyms::Load(kallsyms_path_);
+  if (!ks.ok()) {
+    note_ = "kallsyms unreadable (" + ks.error().ToString() + ")";
+    return;
+  }
+  if (!ks->usable()) {
+    note_ = "kallsyms addresses hidden (kptr_restrict; run as root)";
+    return;
+  }
+  bool same = false;
+  if (recorded) {
+    auto running = KernelBuildId();
+    same = running.ok() && running->has_value() && **running == *recorded;
+    note_ = same ? "kallsyms of the running kernel (build ID matches)"
+                 : "recorded kernel build ID differs from the running kernel";
+  } else if (reader_.features().osrelease) {
+    utsname u;
+    same = uname(&u) == 0 && *reader_.features().osrelease == u.release;
+    note_ = same ? "kallsyms of the running kernel (same release; no kernel build ID recorded)"
+                 : "recorded on another kernel release (" + *reader_.features().osrelease + ")";
+  } else {
+    note_ = "no kernel build ID or release recorded: kallsyms not used";
+  }
+  if (same)
+    kallsyms_ = std::move(*ks);
+}
+
+std::optional<int64_t> KernelSymbols::KaslrShift(const Mapping& km) {
+  auto it = shift_.find(*km.build_id);
+  if (it != shift_.end())
+    return it->second;
+  std::string anchor = "_text";
+  if (auto close = km.path.find(']'); close != std::string::npos && close + 1 < km.path.size())
+    anchor = km.path.substr(close + 1);
+  std::optional<int64_t> shift;
+  auto addr = symbolizer_.SymbolAddress(*km.build_id, km.path, anchor);
+  if (addr.ok() && addr->has_value())
+    shift = static_cast<int64_t>(km.start - **addr);
+  shift_.emplace(*km.build_id, shift);
+  return shift;
+}
+
+KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, SymbolDetail detail) {
+  if (!decided_)
+    Decide(km);
+  Named n;
+  if (kallsyms_) {
+    if (const Kallsyms::Symbol* sym = kallsyms_->Lookup(ip)) {
+      n.module = sym->module;
+      n.frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
+    }
+    return n;
+  }
+  if (km == nullptr || !km->build_id)
+    return n;
+  std::optional<int64_t> shift = KaslrShift(*km);
+  if (!shift)
+    return n;
+  auto s = symbolizer_.SymbolizeVaddr(*km->build_id, km->path, ip - static_cast<uint64_t>(*shift),
+                                      detail);
+  // A corrupt vmlinux must not end the report: the address stays unnamed.
+  if (!s.ok() || s->status != SymbolizeStatus::kOk)
+    return n;
+  n.frames = std::move(s->frames);
+  if (!vmlinux_noted_) {
+    vmlinux_noted_ = true;
+    note_ += "; named from the vmlinux with the recorded kernel build ID (" +
+             std::string(SymbolSourceName(symbolizer_.SourceOf(*km->build_id))) + ")";
+  }
+  return n;
+}
+
+}  // namespace pbid
