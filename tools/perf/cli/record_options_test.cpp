@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record_options.h"
+
+#include <gtest/gtest.h>
