@@ -310,8 +310,12 @@ int ParseRecordCommandLine(const char* help, int argc, char** argv, RecordConfig
   std::string bad = CheckConfig(*c);
   if (!bad.empty())
     return UsageError("record", bad);
-  if (c->events.empty())
-    ParseEventList(kKnownEvents[0].name.data(), &c->events);
+  if (c->events.empty()) {
+    RecordEvent e;
+    e.event = &kKnownEvents[0];
+    e.name = std::string(e.event->name);
+    c->events.push_back(e);
+  }
   return kParsed;
 }
 
