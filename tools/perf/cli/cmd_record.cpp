@@ -10,6 +10,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#if defined(__x86_64__) || defined(__aarch64__)
+#include <asm/perf_regs.h>
+#endif
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +43,7 @@
 #include "pbid/record_builder.h"
 #include "pbid/ring_buffer.h"
 #include "pbid/workload.h"
+#include "record_options.h"
 
 using namespace pbid;
 using namespace pbid::cli;
@@ -49,14 +55,20 @@ const char kHelp[] =
     "    perf-buildid record - record a CPU profile with build ids in every mapping\n"
     "\n"
     "SYNOPSIS\n"
-    "    perf-buildid record [-o FILE] [-F HZ | -c PERIOD] [-g] [-e EVENT] [-m PAGES]\n"
-    "                        (-a | -p PID | [--] COMMAND [ARGS...])\n"
+    "    perf-buildid record [-o FILE] [-F HZ | -c PERIOD] [-g | --call-graph MODE]\n"
+    "                        [-e EVENT[,EVENT...]]... [-m PAGES] [-a | -C CPUS]\n"
+    "                        [-p PID,... | -t TID,...] [[--] COMMAND [ARGS...]]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Opens one sampling event per CPU with mmap, mmap2, build_id, comm, task and\n"
-    "    sample_id_all set, runs COMMAND (or watches PID, or the whole system with -a), and\n"
-    "    writes the kernel's records into a perf.data file that perf report, perf script and\n"
-    "    perf buildid-list read.\n"
+    "    Opens one sampling event per CPU and -e event, the first with mmap, mmap2, build_id,\n"
+    "    comm and task set, runs COMMAND (or watches PIDs or TIDs, or the whole system with\n"
+    "    -a, or some CPUs with -C), and writes the kernel's records into a perf.data file that\n"
+    "    perf report, perf script and perf buildid-list read. With -a, -C, -p or -t, COMMAND\n"
+    "    only says how long to record (perf record -a -g -- sleep 10); without it, recording\n"
+    "    goes on until SIGINT/SIGTERM, or until every -p process and -t thread has exited.\n"
+    "\n"
+    "    Every option of perf record is known: those not listed below are refused with\n"
+    "    \"perf-buildid record: --OPTION is not supported\" (exit 2) before anything runs.\n"
     "\n"
     "    Processes that already run (-a, -p) get synthesized COMM and MMAP2 records, with the\n"
     "    build id read through /proc/PID/map_files/<range> (works for deleted files and other\n"
@@ -90,10 +102,34 @@ const char kHelp[] =
     "    -F, --freq HZ         sample at HZ per second (default: 4000, capped at\n"
     "                          kernel.perf_event_max_sample_rate)\n"
     "    -c, --count PERIOD    sample every PERIOD events (nanoseconds for the clocks)\n"
-    "    -g, --call-graph      record frame-pointer callchains\n"
-    "    -e, --event EVENT     cpu-clock (default), task-clock or cycles\n"
-    "    -a, --all-cpus        every process on every CPU, until SIGINT/SIGTERM\n"
-    "    -p, --pid PID         the threads of PID (and their future children) until it exits\n"
+    "    -g                    record callchains: frame pointers, or the --call-graph mode\n"
+    "                          given before\n"
+    "        --call-graph MODE fp (frame pointers); dwarf[,SIZE] (user registers and SIZE\n"
+    "                          bytes of user stack, default 8192, rounded up to 8, at most\n"
+    "                          65528, which perf report/script unwind with the files' CFI;\n"
+    "                          x86_64 and arm64); lbr (needs a CPU PMU with LBR)\n"
+    "    -e, --event EVENTS    a comma-separated list, and -e may repeat: cpu-clock (the\n"
+    "                          default), task-clock, page-faults, context-switches,\n"
+    "                          cpu-migrations, cycles, instructions, cache-references,\n"
+    "                          cache-misses, branches, branch-misses; :u counts user space\n"
+    "                          only, :k the kernel only. An event this machine cannot count\n"
+    "                          is an error naming those it can\n"
+    "    -a, --all-cpus        every process on every CPU\n"
+    "    -C, --cpu CPUS        every process on these CPUs only: 0,2-3\n"
+    "    -p, --pid PID,...     the threads of each PID (and their future children)\n"
+    "    -t, --tid TID,...     these threads only (not their children)\n"
+    "    -i, --no-inherit      not the children created while recording either\n"
+    "        --sample-cpu      the CPU in every sample (always with -a and -C)\n"
+    "        --sample-identifier\n"
+    "                          the event id first in every sample (PERF_SAMPLE_IDENTIFIER)\n"
+    "        --all-user        user space only, for every event\n"
+    "        --all-kernel      the kernel only, for every event\n"
+    "        --user-callchains the user part of callchains only\n"
+    "        --kernel-callchains\n"
+    "                          the kernel part of callchains only\n"
+    "    -T, -P, --buildid-mmap, -N\n"
+    "                          accepted as perf takes them; every sample has a time and a\n"
+    "                          period, mappings get build ids and no build-id cache is written\n"
     "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
     "        --bpf[=WHEN]      build ids from a BPF program at sample time: auto (the\n"
     "                          default: when the kernel rejects attr.build_id), on (always;\n"
@@ -109,13 +145,27 @@ const char kHelp[] =
     "EXIT STATUS\n"
     "    With COMMAND, once the file is written: COMMAND's exit status (128+N if signal N\n"
     "    killed it, 0 if it died of the SIGINT/SIGTERM that stopped the recording), as perf.\n"
-    "    0  the file was written (-a, -p)\n"
+    "    0  the file was written (-a, -C, -p, -t without COMMAND)\n"
     "    1  recording failed: events could not be opened, COMMAND could not run, write error\n"
     "    2  bad command line\n"
     "\n"
     "EXAMPLES\n"
     "    perf-buildid record -F 999 -g -- ./server --port 8080\n"
-    "    perf-buildid record -a -o system.data & sleep 10; kill -INT $!\n";
+    "    perf-buildid record -a -g -o system.data -- sleep 10\n"
+    "    perf-buildid record --call-graph dwarf -e cpu-clock:u,page-faults -- ./app\n"
+    "    perf-buildid record -p 1234,1240 -o server.data & sleep 10; kill -INT $!\n";
+
+// perf's PERF_REGS_MASK: the user registers a sample carries for --call-graph dwarf.
+#if defined(__x86_64__)
+// The general registers, AX to R15, less the segment registers DS, ES, FS and GS (0xff0fff).
+constexpr uint64_t kDwarfRegsUser =
+    ((1ULL << PERF_REG_X86_64_MAX) - 1) & ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |
+                                            (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS));
+#elif defined(__aarch64__)
+constexpr uint64_t kDwarfRegsUser = (1ULL << PERF_REG_ARM64_MAX) - 1;  // x0..x30, sp, pc
+#else
+constexpr uint64_t kDwarfRegsUser = 0;  // not known here: --call-graph dwarf is refused
+#endif
 
 volatile sig_atomic_t g_stop = 0;
 constexpr int kTermTimeoutMs = 2000;
@@ -175,29 +225,6 @@ Status BackupOld(const std::string& path, HeldFile* held) {
   return Ok();
 }
 
-// The events record opens, named from pbid/events.h: the option checks a name against the
-// table, the attr takes its type and config from the row, and the file names the event by it.
-const KnownEvent* FindRecordable(const std::string& name) {
-  const KnownEvent* e = FindEvent(name);
-  return e && e->recordable ? e : nullptr;
-}
-
-// "cpu-clock, task-clock or cycles"
-std::string EventNames() {
-  std::vector<std::string_view> names;
-  for (const KnownEvent& e : kKnownEvents) {
-    if (e.recordable)
-      names.push_back(e.name);
-  }
-  std::string s;
-  for (size_t i = 0; i < names.size(); i++) {
-    if (i > 0)
-      s += i + 1 == names.size() ? " or " : ", ";
-    s += names[i];
-  }
-  return s;
-}
-
 // The recorder's messages, one line each on stderr: what it falls back to, could not do or
 // adds ("perf-buildid record: ..."), and the closing lines perf record prints too ("[ ... ]").
 void Say(const char* before, const char* after, const char* fmt, va_list ap) {
@@ -222,25 +249,9 @@ void Note(const char* fmt, ...) {
   va_end(ap);
 }
 
-struct Options {
-  std::string output = "perf.data";
-  uint64_t freq = 4000;
-  uint64_t period = 0;
-  bool callchain = false;
-  const KnownEvent* event = FindEvent("cpu-clock");
-  bool all_cpus = false;
-  pid_t pid = -1;
-  size_t pages = 128;
-  bool quiet = false;
-  bool no_buildid_attr = false;
-  bool no_buildid_file = false;
-  enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
-  std::vector<std::string> command;
-};
-
 class Recorder {
  public:
-  Recorder(const Options& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
+  Recorder(const RecordConfig& o, int argc, char** argv) : opt_(o), argc_(argc), argv_(argv) {}
   int Run();
 
  private:
@@ -253,8 +264,13 @@ class Recorder {
   Status AttachBpf();
   void FinishBpf(Features* f);
   Status OpenEvents(const std::vector<pid_t>& targets);
+  perf_event_attr BaseAttr();
+  Status CannotOpen(const Error& e, const RecordEvent& ev);
+  std::vector<int> Fds() const;
+  bool TargetsGone() const;
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
+  Status SynthesizeData(pid_t pid);
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
@@ -271,9 +287,13 @@ class Recorder {
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
 
-  Options opt_;
+  RecordConfig opt_;
   int argc_;
   char** argv_;
+  // One per -e event, in its order, with the ids of its events, as the file lists them.
+  // attr_ is the first: its events also report mappings, comms and tasks, and its layout
+  // (sample_type) is every event's, so that any record decodes with it.
+  std::vector<EventAttr> attrs_;
   EventAttr attr_;
   bool fallback_ = false;
   std::unique_ptr<PerfDataWriter> writer_;
@@ -299,7 +319,8 @@ class Recorder {
   std::string first_unreadable_;
   // Last, so that it goes first: the events close before the BPF links on them and the
   // command go, the order in which the recorder has always let go of them.
-  std::unique_ptr<EventGroup> events_;
+  std::vector<std::unique_ptr<EventGroup>> events_;
+  std::vector<pid_t> watched_;  // -p, -t without a command: recording ends when all are gone
 };
 
 SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
@@ -310,13 +331,11 @@ SampleId Recorder::SynthId(pid_t pid, pid_t tid) const {
   return id;
 }
 
-Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
-  perf_event_attr& a = attr_.attr;
+// The fields every event of the recording shares.
+perf_event_attr Recorder::BaseAttr() {
+  perf_event_attr a;
   memset(&a, 0, sizeof(a));
   a.size = sizeof(a);
-  a.type = opt_.event->type;
-  a.config = opt_.event->config;
-  attr_.name = std::string(opt_.event->name);
   if (opt_.period) {
     a.sample_period = opt_.period;
   } else {
@@ -324,27 +343,43 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
     a.sample_freq = opt_.freq;
   }
   // perf record's fields for a command; with -a, perf's less the ID it needs to tell its
-  // tracking event from the sampling one: the records of our one event need no id. Every
-  // field counts: sample_id_all copies TID, TIME, CPU and the ids into every MMAP2, COMM and
-  // FORK as well, where in an mmap storm each 8 bytes is 6% more ring.
+  // tracking event from the sampling one: the records of one event need no id. Every field
+  // counts: sample_id_all copies TID, TIME, CPU and the ids into every MMAP2, COMM and FORK as
+  // well, where in an mmap storm each 8 bytes is 6% more ring.
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  if (opt_.all_cpus)
+  if (opt_.system_wide() || opt_.sample_cpu)
     a.sample_type |= PERF_SAMPLE_CPU;
-  if (opt_.callchain)
-    a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-  a.mmap = 1;
-  a.mmap2 = 1;
-  a.comm = 1;
-  a.comm_exec = 1;
-  a.task = 1;
-  a.sample_id_all = 1;
-  a.build_id = opt_.no_buildid_attr ? 0 : 1;
-  if (opt_.no_buildid_attr) {
-    fallback_ = true;
-    Warn(
-        "attr.build_id not requested (--no-buildid-attr); "
-        "reading build ids from /proc/PID/map_files as mappings are reported");
+  // Several events: as perf, each record names its event by id (in samples after TIME, in the
+  // other records' sample_id).
+  if (opt_.events.size() > 1)
+    a.sample_type |= PERF_SAMPLE_ID;
+  if (opt_.sample_identifier)
+    a.sample_type |= PERF_SAMPLE_IDENTIFIER;
+  switch (opt_.call_graph) {
+    case CallGraph::kNone: break;
+    case CallGraph::kFp: a.sample_type |= PERF_SAMPLE_CALLCHAIN; break;
+    case CallGraph::kDwarf:
+      // perf's: the kernel's callchain for the kernel part, and for the user part the
+      // registers and the top of the stack, which perf report/script unwind with the DWARF
+      // CFI of the mapped files.
+      a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      a.sample_regs_user = kDwarfRegsUser;
+      a.sample_stack_user = opt_.stack_dump;
+      a.exclude_callchain_user = 1;
+      break;
+    case CallGraph::kLbr:
+      // perf's: the user part from the CPU's call-stack LBR.
+      a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+      a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+                             PERF_SAMPLE_BRANCH_NO_CYCLES | PERF_SAMPLE_BRANCH_NO_FLAGS |
+                             PERF_SAMPLE_BRANCH_HW_INDEX;
+      break;
   }
+  if (opt_.kernel_callchains)
+    a.exclude_callchain_user = 1;
+  if (opt_.user_callchains)
+    a.exclude_callchain_kernel = 1;
+  a.sample_id_all = 1;
   if (bpf_) {
     // The BPF program stamps its stacks with bpf_ktime_get_ns: the records must share its
     // clock for a stack to be placed among the mappings.
@@ -358,44 +393,145 @@ Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
   a.watermark = 1;
   a.wakeup_watermark =
       static_cast<uint32_t>(std::min<uint64_t>(opt_.pages * sysconf(_SC_PAGESIZE) / 8, UINT32_MAX));
-  if (!opt_.all_cpus)
+  // perf: -t follows the threads named only, and every CPU is watched already system-wide.
+  if (!opt_.system_wide() && opt_.tids.empty() && !opt_.no_inherit)
     a.inherit = 1;
-  if (workload_) {
+  // Only the command's own events wait for its exec; with -a, -C or -p it runs while they
+  // record.
+  if (workload_ && !opt_.system_wide() && opt_.pids.empty() && opt_.tids.empty()) {
     a.disabled = 1;
     a.enable_on_exec = 1;
   }
+  return a;
+}
 
-  EventGroupSpec spec;
-  spec.attr = a;
-  spec.name = std::string(opt_.event->name);
-  spec.cpus = OnlineCpus();
-  spec.pids = targets;
-  spec.data_pages = opt_.pages;
-  std::vector<EventFallback> applied;
-  auto group = EventGroup::Open(spec, &applied);
-  for (EventFallback f : applied) {
-    if (f == EventFallback::kBuildIdDropped) {
-      fallback_ = true;
-      Warn(
-          "the kernel rejects attr.build_id (EINVAL); reading build "
-          "ids from /proc/PID/map_files as mappings are reported");
-    } else {
-      Warn(
-          "not allowed to sample the kernel; "
-          "recording user space only");
-    }
+Status Recorder::OpenEvents(const std::vector<pid_t>& targets) {
+  if (opt_.no_buildid_attr) {
+    fallback_ = true;
+    Warn(
+        "attr.build_id not requested (--no-buildid-attr); "
+        "reading build ids from /proc/PID/map_files as mappings are reported");
   }
-  if (!group.ok())
-    return group.error();
-  events_ = std::move(*group);
-  a = events_->attr();
-  attr_.ids = events_->ids();
+  std::vector<int> cpus = OnlineCpus();
+  if (!opt_.cpus.empty()) {
+    for (int cpu : opt_.cpus) {
+      if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
+        return Error::Of(ErrorKind::kInvalidArgument, "-C",
+                         "CPU " + std::to_string(cpu) + " is not online");
+    }
+    cpus = opt_.cpus;
+  }
+  for (size_t i = 0; i < opt_.events.size(); i++) {
+    const RecordEvent& ev = opt_.events[i];
+    perf_event_attr a = BaseAttr();
+    a.type = ev.event->type;
+    a.config = ev.event->config;
+    a.exclude_kernel = ev.exclude_kernel || opt_.all_user;
+    a.exclude_user = ev.exclude_user || opt_.all_kernel;
+    // perf's :u and :k leave out the hypervisor with the kernel.
+    a.exclude_hv = ev.exclude_kernel;
+    if (i == 0) {
+      // As perf, the first event alone reports what happens to processes and mappings.
+      a.mmap = 1;
+      a.mmap2 = 1;
+      a.comm = 1;
+      a.comm_exec = 1;
+      a.task = 1;
+      a.build_id = opt_.no_buildid_attr ? 0 : 1;
+      // perf's for dwarf: the unwinder reads .eh_frame where the file maps it, and in most
+      // files that is a segment without PROT_EXEC.
+      a.mmap_data = opt_.call_graph == CallGraph::kDwarf;
+    }
+    EventGroupSpec spec;
+    spec.attr = a;
+    spec.name = ev.name;
+    spec.cpus = cpus;
+    spec.pids = targets;
+    spec.data_pages = opt_.pages;
+    std::vector<EventFallback> applied;
+    auto group = EventGroup::Open(spec, &applied);
+    for (EventFallback f : applied) {
+      if (f == EventFallback::kBuildIdDropped) {
+        fallback_ = true;
+        Warn(
+            "the kernel rejects attr.build_id (EINVAL); reading build "
+            "ids from /proc/PID/map_files as mappings are reported");
+      } else {
+        Warn("not allowed to sample the kernel with %s; recording user space only",
+             ev.name.c_str());
+      }
+    }
+    if (!group.ok())
+      return CannotOpen(group.error(), ev);
+    EventAttr attr;
+    attr.attr = (*group)->attr();
+    attr.ids = (*group)->ids();
+    attr.name = ev.name;
+    attrs_.push_back(std::move(attr));
+    events_.push_back(std::move(*group));
+  }
+  attr_ = attrs_[0];
   return Ok();
+}
+
+// Whether perf_event_open takes an event of this type and config on this thread, as perf
+// probes what it can fall back to.
+bool EventOpens(const KnownEvent& e) {
+  perf_event_attr a{};
+  a.size = sizeof(a);
+  a.type = e.type;
+  a.config = e.config;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  long fd = syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
+// Why an event group did not open, in one line that says what to do instead: the call
+// graph it needs, or the events this machine has.
+Status Recorder::CannotOpen(const Error& e, const RecordEvent& ev) {
+  if (opt_.call_graph == CallGraph::kLbr) {
+    return Error::Of(ErrorKind::kUnsupported, "--call-graph lbr",
+                     "needs a CPU PMU with last branch records (Intel LBR); the kernel did not "
+                     "open '" +
+                         ev.name + "' with a branch stack here (" + e.ToString() + ")");
+  }
+  if (e.kind != ErrorKind::kUnsupported)
+    return e;
+  std::vector<const KnownEvent*> usable;
+  for (const KnownEvent& k : kKnownEvents) {
+    if (EventOpens(k))
+      usable.push_back(&k);
+  }
+  std::string instead = usable.empty() ? "none of perf's generic events opens here either"
+                                       : "events that work here: " + JoinEventNames(usable);
+  return Error::Of(ErrorKind::kUnsupported, "-e " + ev.name,
+                   "this machine cannot count it (no PMU for it); " + instead);
+}
+
+std::vector<int> Recorder::Fds() const {
+  std::vector<int> fds;
+  for (const auto& g : events_)
+    fds.insert(fds.end(), g->fds().begin(), g->fds().end());
+  return fds;
+}
+
+// -p and -t without a command: whether every process and thread watched has gone.
+bool Recorder::TargetsGone() const {
+  for (pid_t p : watched_) {
+    if (kill(p, 0) == 0 || errno != ESRCH)
+      return false;
+  }
+  return !watched_.empty();
 }
 
 // Decided before the events are opened: with BPF they use the program's clock.
 Status Recorder::PrepareBpf() {
-  using Bpf = Options::Bpf;
+  using Bpf = RecordConfig::Bpf;
   if (opt_.bpf == Bpf::kOff)
     return Ok();
   if (opt_.bpf == Bpf::kAuto && !opt_.no_buildid_attr && KernelTakesBuildIdAttr())
@@ -416,17 +552,18 @@ Status Recorder::AttachBpf() {
   if (!bpf_)
     return Ok();
   size_t attached = 0;
-  for (int fd : events_->fds()) {
+  std::vector<int> fds = Fds();
+  for (int fd : fds) {
     Status s = bpf_->Attach(fd);
     if (s.ok()) {
       attached++;
       continue;
     }
-    if (opt_.bpf == Options::Bpf::kOn)
+    if (opt_.bpf == RecordConfig::Bpf::kOn)
       return Error(s.error()).Context("--bpf=on");
     if (attached > 0) {
       // Detaching would disable the events it is on: keep what runs, it only adds ids.
-      Warn("BPF on %zu of %zu events only (%s)", attached, events_->fds().size(),
+      Warn("BPF on %zu of %zu events only (%s)", attached, fds.size(),
            s.error().ToString().c_str());
       break;
     }
@@ -645,6 +782,37 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
       PBID_RETURN_IF_ERROR(
           OnMapping(m, pm.path, FileIdentity{pm.maj, pm.min, pm.ino}, /*synthesized=*/true));
     }
+    if (opt_.call_graph == CallGraph::kDwarf)
+      PBID_RETURN_IF_ERROR(SynthesizeData(pid));
+  }
+  return Ok();
+}
+
+// For --call-graph dwarf, the file mappings of a running process without PROT_EXEC, as the
+// kernel reports them with mmap_data (and perf synthesizes them): where its unwinder finds
+// .eh_frame. Written as they are, without build ids: no sample is in them.
+Status Recorder::SynthesizeData(pid_t pid) {
+  auto maps = ReadProcMaps(pid);
+  if (!maps.ok())
+    return Ok();  // exited meanwhile
+  for (const ProcMapping& pm : *maps) {
+    if ((pm.prot & PROT_EXEC) || pm.path.empty() || pm.path[0] != '/')
+      continue;
+    Mmap2Record m;
+    m.pid = pid;
+    m.tid = pid;
+    m.start = pm.start;
+    m.len = pm.end - pm.start;
+    m.pgoff = pm.pgoff;
+    m.prot = pm.prot;
+    m.flags = pm.flags;
+    m.maj = pm.maj;
+    m.min = pm.min;
+    m.ino = pm.ino;
+    m.filename = pm.path;
+    m.sample_id = SynthId(pid, pid);
+    PBID_RETURN_IF_ERROR(writer_->WriteRecord(
+        BuildMmap2(m, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, &attr_)));
   }
   return Ok();
 }
@@ -673,6 +841,10 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
       break;
     }
     case PERF_RECORD_MMAP2: {
+      // A data mapping (--call-graph dwarf) is only for perf's unwinder: no samples land in
+      // it, so it needs no build id and is not counted.
+      if (r.header.misc & PERF_RECORD_MISC_MMAP_DATA)
+        break;
       auto m = ParseMmap2(r, &attr_);
       if (!m.ok())
         break;
@@ -705,22 +877,24 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
 
 Status Recorder::Drain(bool* wrote) {
   *wrote = false;
-  for (EventGroup::Ring& ring : events_->rings()) {
-    Status failure;
-    auto n = ring.buffer.Read([&](const uint8_t* rec, size_t size) {
-      Status s = HandleRecord(rec, size);
-      if (!s.ok()) {
-        failure = s;
-        return false;
+  for (auto& group : events_) {
+    for (EventGroup::Ring& ring : group->rings()) {
+      Status failure;
+      auto n = ring.buffer.Read([&](const uint8_t* rec, size_t size) {
+        Status s = HandleRecord(rec, size);
+        if (!s.ok()) {
+          failure = s;
+          return false;
+        }
+        return true;
+      });
+      if (!failure.ok())
+        return failure;
+      if (!n.ok()) {
+        Warn("ring buffer: %s", n.error().ToString().c_str());
+      } else if (*n > 0) {
+        *wrote = true;
       }
-      return true;
-    });
-    if (!failure.ok())
-      return failure;
-    if (!n.ok()) {
-      Warn("ring buffer: %s", n.error().ToString().c_str());
-    } else if (*n > 0) {
-      *wrote = true;
     }
   }
   return Ok();
@@ -774,19 +948,50 @@ void InstallSignalHandlers() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-// The processes the events follow; *synth: those already running, which get synthesized
-// records. The command is started here but held until the events are open.
+// The process a thread belongs to (the Tgid line of /proc/TID/status), or -1 if it is gone.
+pid_t ProcessOf(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, 5, "Tgid:") == 0)
+      return static_cast<pid_t>(strtol(line.c_str() + 5, nullptr, 10));
+  }
+  return -1;
+}
+
+// The processes the events follow (-1: all, with -a or -C); *synth: those already running,
+// which get synthesized records. The command is started here but held until the events are
+// open; with -a, -C, -p or -t it only says how long to record, as in perf.
 Status Recorder::StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* synth) {
-  if (opt_.all_cpus) {
-    targets->push_back(-1);
-  } else if (opt_.pid > 0) {
-    *targets = ListPids("/proc/" + std::to_string(opt_.pid) + "/task");
-    if (targets->empty())
-      return Error::Sys("-p " + std::to_string(opt_.pid), ESRCH, "no such process");
-    synth->push_back(opt_.pid);
-  } else {
+  if (!opt_.command.empty()) {
     PBID_ASSIGN_OR_RETURN(workload_, Workload::Start(opt_.command, to_stdout()));
+  }
+  if (opt_.system_wide()) {
+    targets->push_back(-1);
+    return Ok();
+  }
+  if (opt_.pids.empty() && opt_.tids.empty()) {
     targets->push_back(workload_->pid());
+    return Ok();
+  }
+  for (pid_t pid : opt_.pids) {
+    std::vector<pid_t> threads = ListPids("/proc/" + std::to_string(pid) + "/task");
+    if (threads.empty())
+      return Error::Sys("-p " + std::to_string(pid), ESRCH, "no such process");
+    targets->insert(targets->end(), threads.begin(), threads.end());
+    synth->push_back(pid);
+    watched_.push_back(pid);
+  }
+  for (pid_t tid : opt_.tids) {
+    pid_t pid = ProcessOf(tid);
+    if (pid < 0)
+      return Error::Sys("-t " + std::to_string(tid), ESRCH, "no such thread");
+    if (std::find(targets->begin(), targets->end(), tid) == targets->end())
+      targets->push_back(tid);
+    // The thread's mappings are its process's.
+    if (std::find(synth->begin(), synth->end(), pid) == synth->end())
+      synth->push_back(pid);
+    watched_.push_back(tid);
   }
   return Ok();
 }
@@ -798,14 +1003,13 @@ Status Recorder::Prepare() {
   PBID_RETURN_IF_ERROR(PrepareBpf());
   PBID_RETURN_IF_ERROR(OpenEvents(targets));
   PBID_RETURN_IF_ERROR(AttachBpf());
-  std::vector<EventAttr> attrs{attr_};
   PBID_ASSIGN_OR_RETURN(
-      writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs)
-                           : PerfDataWriter::Create(opt_.output, attrs));
+      writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs_)
+                           : PerfDataWriter::Create(opt_.output, attrs_));
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.
-  if (opt_.all_cpus)
+  if (opt_.system_wide())
     synth = ListPids("/proc");
   PBID_RETURN_IF_ERROR(SynthesizeKernel());
   PBID_RETURN_IF_ERROR(Synthesize(synth));
@@ -824,8 +1028,10 @@ Status Recorder::Prepare() {
 // stopped and one more pass collects what they wrote last.
 Status Recorder::Record() {
   std::vector<pollfd> pfds;
-  for (const EventGroup::Ring& ring : events_->rings())
-    pfds.push_back(pollfd{ring.fd, POLLIN, 0});
+  for (const auto& group : events_) {
+    for (const EventGroup::Ring& ring : group->rings())
+      pfds.push_back(pollfd{ring.fd, POLLIN, 0});
+  }
   bool stopping = false;
   time_t last_checkpoint = time(nullptr);
   while (true) {
@@ -846,12 +1052,13 @@ Status Recorder::Record() {
       return Ok();
     if (workload_ && !child_done_)
       child_done_ = workload_->Exited(&child_status_);
-    if (opt_.pid > 0 && kill(opt_.pid, 0) < 0 && errno == ESRCH)
+    if (!workload_ && TargetsGone())
       stopping = true;
     if (child_done_ || g_stop)
       stopping = true;
     if (stopping) {
-      events_->Disable();
+      for (auto& group : events_)
+        group->Disable();
       continue;
     }
     poll(pfds.data(), pfds.size(), 100);
@@ -902,78 +1109,15 @@ int Recorder::Finish(const Status& recorded) {
   return kExitOk;
 }
 
-// perf_event_attr.sample_period with bit 63 set is EINVAL; the ring buffer size in bytes must
-// not overflow.
-constexpr uint64_t kMaxPeriod = INT64_MAX;
-constexpr uint64_t kMaxFreq = UINT32_MAX;
-constexpr uint64_t kMaxPages = 1 << 20;
-
 }  // namespace
 
 int pbid_cmd_record(int argc, char** argv) {
-  Options o;
-  bool have_freq = false;
-  auto take_freq = [&](const char* v) {
-    have_freq = true;
-    return Unsigned("-F", 1, kMaxFreq, &o.freq)(v);
-  };
-  auto take_event = [&](const char* v) {
-    o.event = FindRecordable(v);
-    if (!o.event)
-      return "unsupported event '" + std::string(v) + "' (" + EventNames() + ")";
-    return std::string();
-  };
-  auto take_pid = [&](const char* v) {
-    uint64_t pid;
-    if (!ParseUnsigned(v, 1, INT32_MAX, &pid))
-      return BadNumber("-p", v, 1, INT32_MAX);
-    o.pid = static_cast<pid_t>(pid);
-    return std::string();
-  };
-  auto take_pages = [&](const char* v) {
-    uint64_t pages;
-    if (!ParseUnsigned(v, 1, kMaxPages, &pages) || (pages & (pages - 1)) != 0)
-      return BadNumber("-m", v, 1, kMaxPages) + ", a power of two";
-    o.pages = pages;
-    return std::string();
-  };
-  auto take_bpf = [&](const char* v) {
-    std::string when = v ? v : "on";
-    if (when == "auto")
-      o.bpf = Options::Bpf::kAuto;
-    else if (when == "on")
-      o.bpf = Options::Bpf::kOn;
-    else if (when == "off")
-      o.bpf = Options::Bpf::kOff;
-    else
-      return "--bpf=" + when + ": expected auto, on or off";
-    return std::string();
-  };
-  int code = ParseCommandLine(
-      "record", kHelp,
-      {
-          {"output", 'o', ArgKind::kRequired, Store(&o.output)},
-          {"freq", 'F', ArgKind::kRequired, take_freq},
-          {"count", 'c', ArgKind::kRequired, Unsigned("-c", 1, kMaxPeriod, &o.period)},
-          {"call-graph", 'g', ArgKind::kNone, Set(&o.callchain)},
-          {"event", 'e', ArgKind::kRequired, take_event},
-          {"all-cpus", 'a', ArgKind::kNone, Set(&o.all_cpus)},
-          {"pid", 'p', ArgKind::kRequired, take_pid},
-          {"mmap-pages", 'm', ArgKind::kRequired, take_pages},
-          {"quiet", 'q', ArgKind::kNone, Set(&o.quiet)},
-          {"no-buildid-attr", 0, ArgKind::kNone, Set(&o.no_buildid_attr)},
-          {"bpf", 0, ArgKind::kOptional, take_bpf},
-          {"no-buildid-file", 0, ArgKind::kNone, Set(&o.no_buildid_file)},
-      },
-      argc, argv, &o.command);
+  RecordConfig o;
+  int code = ParseRecordCommandLine(kHelp, argc, argv, &o);
   if (code != kParsed)
     return code;
-  int targets = (o.all_cpus ? 1 : 0) + (o.pid > 0 ? 1 : 0) + (o.command.empty() ? 0 : 1);
-  if (targets != 1) {
-    return UsageError("record", "give exactly one of -a, -p PID or a command");
-  }
-  if (have_freq && o.period)
-    return UsageError("record", "-F and -c exclude each other");
+  if (o.call_graph == CallGraph::kDwarf && kDwarfRegsUser == 0)
+    return UsageError("record", "--call-graph dwarf is not supported on this architecture");
   if (!o.period) {
     std::string max = ReadLine("/proc/sys/kernel/perf_event_max_sample_rate");
     uint64_t m = strtoull(max.c_str(), nullptr, 10);
