@@ -27,9 +27,10 @@ inline std::string ChainName(const Profile& profile, uint32_t id) {
   return s;
 }
 
-inline std::string SymbolCell(const Profile& profile, uint32_t id) {
+// kernel_mark: "[k]" rather than "[.]" (the frame's kind, except where perf keeps another).
+inline std::string SymbolCell(const Profile& profile, uint32_t id, bool kernel_mark) {
   const ProfileFrame& f = profile.Frame(id);
-  std::string s = f.kind == FrameKind::kKernel ? "[k] " : "[.] ";
+  std::string s = kernel_mark ? "[k] " : "[.] ";
   if (f.named())
     return s + profile.Name(f.symbol);
   char buf[24];

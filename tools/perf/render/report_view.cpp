@@ -65,6 +65,13 @@ struct Entry {
   uint32_t frame = 0;  // the frame its dso and symbol cells show
   int32_t pid = 0;
   uint32_t comm = 0;
+  // perf's --comms hides an entry when the sample that made it is of another command; the
+  // samples that come later add to it whatever their command (perf filters samples, then
+  // merges them into entries).
+  bool hidden = false;
+  // "[k]" or "[.]": for an address outside every mapping perf keeps the mark of the frame
+  // it looked at before (it sets the mark only when a mapping is found).
+  bool kernel_mark = false;
   uint64_t self = 0, self_samples = 0, acc = 0;
   // The stacks through it: (stack, position where its part starts); kWhole for the whole stack.
   std::vector<std::pair<uint32_t, uint32_t>> chains;
@@ -86,7 +93,7 @@ class EventView {
   void Write(FILE* out);
 
  private:
-  uint32_t EntryOf(const ProfileStack& s, uint32_t frame);
+  uint32_t EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_mark);
   std::string Cell(const Entry& e, SortKey k) const;
   void WriteGraph(const Entry& e, FILE* out) const;
 
@@ -98,9 +105,10 @@ class EventView {
   const bool graph_;
   std::vector<Entry> entries_;
   std::unordered_map<EntryKey, uint32_t, EntryKeyHash> ids_;
+  uint32_t unknown_dso_ = UINT32_MAX;
 };
 
-uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame) {
+uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_mark) {
   EntryKey key{};
   const ProfileFrame& f = profile_.Frame(frame);
   for (size_t i = 0; i < options_.sort_keys.size() && i < kMaxKeys; i++) {
@@ -118,6 +126,10 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame) {
     e.frame = frame;
     e.pid = s.pid;
     e.comm = s.comm;
+    e.kernel_mark = kernel_mark;
+    e.hidden = !options_.comms.empty() &&
+               std::find(options_.comms.begin(), options_.comms.end(), profile_.Name(s.comm)) ==
+                   options_.comms.end();
     entries_.push_back(std::move(e));
   }
   return it->second;
@@ -127,14 +139,18 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame) {
 // entries of every other function on the stack get it once each (a recursion counts once, where
 // the walk in the graph's order meets it first).
 void EventView::Build() {
+  for (uint32_t i = 0; i < profile_.names().size(); i++) {
+    if (profile_.Name(i) == "[unknown]") {
+      unknown_dso_ = i;
+      break;
+    }
+  }
   std::vector<uint32_t> seen;
   for (uint32_t si = 0; si < event_.stacks.size(); si++) {
     const ProfileStack& s = event_.stacks[si];
-    if (!options_.comms.empty() && std::find(options_.comms.begin(), options_.comms.end(),
-                                             profile_.Name(s.comm)) == options_.comms.end())
-      continue;
     const uint32_t* f = profile_.StackFrames(s);
-    uint32_t self = EntryOf(s, s.self);
+    bool mark = profile_.Frame(s.self).kind == FrameKind::kKernel;
+    uint32_t self = EntryOf(s, s.self, mark);
     {
       Entry& e = entries_[self];
       e.self += s.period;
@@ -149,7 +165,10 @@ void EventView::Build() {
     seen.assign(1, self);
     for (uint32_t n = 0; n < s.depth; n++) {
       uint32_t pos = order_ == GraphOrder::kCaller ? s.depth - 1 - n : n;
-      uint32_t id = EntryOf(s, f[pos]);
+      const ProfileFrame& fr = profile_.Frame(f[pos]);
+      if (fr.named() || fr.dso != unknown_dso_)
+        mark = fr.kind == FrameKind::kKernel;
+      uint32_t id = EntryOf(s, f[pos], mark);
       if (std::find(seen.begin(), seen.end(), id) != seen.end())
         continue;
       seen.push_back(id);
@@ -167,7 +186,7 @@ std::string EventView::Cell(const Entry& e, SortKey k) const {
     case SortKey::kComm: return profile_.Name(e.comm);
     case SortKey::kPid: return std::to_string(e.pid) + ":" + profile_.Name(e.comm);
     case SortKey::kDso: return profile_.Name(f.dso);
-    case SortKey::kSym: return SymbolCell(profile_, e.frame);
+    case SortKey::kSym: return SymbolCell(profile_, e.frame, e.kernel_mark);
   }
   return std::string();
 }
@@ -203,7 +222,7 @@ void EventView::Write(FILE* out) {
   auto pct = [&](uint64_t v) { return total == 0 ? 0.0 : 100.0 * static_cast<double>(v) / total; };
   std::vector<const Entry*> rows;
   for (const Entry& e : entries_) {
-    if (pct(children_ ? e.acc : e.self) < options_.percent_limit)
+    if (e.hidden || pct(children_ ? e.acc : e.self) < options_.percent_limit)
       continue;
     rows.push_back(&e);
   }

@@ -8,7 +8,15 @@
 #
 #   report-agreement.py PERF.txt OURS.txt [--tolerance 0.01]
 #
-# Prints one line per disagreement (at most 20 of each kind), then a summary line:
+# Entries that only one side has, in the same module and with the same numbers, are one
+# function named by two of its aliases (read, __read, __libc_read: the tools choose among the
+# symbols of an address differently); they are listed as "named differently" and compared as
+# one entry.
+#
+# What only one side shows (an address one tool names and the other not, like the vDSO) is
+# listed; it is a disagreement when its share reaches AGREEMENT_ONE_SIDED_LIMIT percent (0.5).
+#
+# Prints one line per disagreement (at most 40), then a summary line:
 #   "agreement: N entries, M branches compared; largest difference D; K disagreements"
 # and exits 1 when there is a disagreement or nothing was compared.
 import os
@@ -93,6 +101,9 @@ def parse(path):
             if pb:
                 col = pb.end()
                 name = body[col:].strip()
+                # perf 6.1 marks its "[...]" line (what fractal's threshold hid) as inlined.
+                if name == "[...] (inlined)":
+                    name = "[...]"
                 while stack and stack[-1][0] >= col:
                     c, p, pct = stack.pop()
                     cur[2][tuple(p)] = pct
@@ -120,6 +131,68 @@ def parse(path):
     return events
 
 
+def sym_of(key):
+    last = key[-1]
+    return last[4:] if last[:4] in ("[.] ", "[k] ") else None
+
+
+def pair_aliases(theirs, ours):
+    """Entries only one side has, with the same other cells and the same numbers, are one
+    function that the two tools name by different aliases (an address with several symbols:
+    read, __read, __libc_read). Returns {perf's name: our name}."""
+    aliases = {}
+    for ev, t_entries in theirs.items():
+        o_entries = ours.get(ev, {})
+        only_t = [k for k in t_entries if k not in o_entries]
+        only_o = [k for k in o_entries if k not in t_entries]
+        for tk in only_t:
+            if sym_of(tk) is None:
+                continue
+            matches = [ok for ok in only_o
+                       if ok[:-1] == tk[:-1] and ok[-1][:4] == tk[-1][:4]
+                       and o_entries[ok][:2] == t_entries[tk][:2] and sym_of(ok) is not None]
+            if not matches or sym_of(tk) in aliases:
+                continue
+            # Several with the same numbers: the name closest to perf's (the longest common
+            # ending: munmap and __munmap), if one is closest.
+            def common_end(a, b):
+                n = 0
+                while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+                    n += 1
+                return n
+            matches.sort(key=lambda ok: -common_end(sym_of(ok), sym_of(tk)))
+            if len(matches) > 1 and common_end(sym_of(matches[0]), sym_of(tk)) == \
+                    common_end(sym_of(matches[1]), sym_of(tk)):
+                continue
+            aliases[sym_of(tk)] = sym_of(matches[0])
+            only_o.remove(matches[0])
+        # What is left, one of each side with the same numbers, pairs too.
+        for tk in [k for k in t_entries if k not in o_entries and sym_of(k) not in aliases]:
+            if sym_of(tk) is None:
+                continue
+            rest = [ok for ok in o_entries if ok not in t_entries
+                    and sym_of(ok) not in aliases.values() and ok[:-1] == tk[:-1]
+                    and ok[-1][:4] == tk[-1][:4] and o_entries[ok][:2] == t_entries[tk][:2]]
+            if len(rest) == 1:
+                aliases[sym_of(tk)] = sym_of(rest[0])
+    return aliases
+
+
+def rename(events, aliases):
+    def frame(name):
+        return aliases.get(name, name)
+
+    out = {}
+    for ev, entries in events.items():
+        out[ev] = {}
+        for key, (c, s, branches) in entries.items():
+            sym = sym_of(key)
+            if sym is not None and sym in aliases:
+                key = key[:-1] + (key[-1][:4] + aliases[sym],)
+            out[ev][key] = (c, s, {tuple(frame(f) for f in p): v for p, v in branches.items()})
+    return out
+
+
 def main():
     args = sys.argv[1:]
     tol = 0.01
@@ -131,7 +204,13 @@ def main():
         print(__doc__ or "usage: report-agreement.py PERF.txt OURS.txt", file=sys.stderr)
         return 2
     theirs, ours = parse(args[0]), parse(args[1])
+    aliases = pair_aliases(theirs, ours)
+    for perf_name, our_name in sorted(aliases.items()):
+        print(f"named differently: perf '{perf_name}', ours '{our_name}' (same module, same "
+              f"numbers)")
+    theirs = rename(theirs, aliases)
     problems = []
+    one_sided = []  # (share in percent, text): what only one side shows
     entries = branches = 0
     worst = 0.0
 
@@ -147,7 +226,8 @@ def main():
             continue
         for key, (tc, ts, tb) in t_entries.items():
             if key not in o_entries:
-                problems.append(f"entry {' | '.join(key)}: only in perf's report ({tc}%, {ts}%)")
+                one_sided.append((max(tc or 0, ts or 0),
+                                  f"entry {' | '.join(key)}: only in perf's report ({tc}%, {ts}%)"))
                 continue
             oc, os_, ob = o_entries[key]
             entries += 1
@@ -160,8 +240,9 @@ def main():
             for path, pct in tb.items():
                 branches += 1
                 if path not in ob:
-                    problems.append(f"entry {' | '.join(key)}: branch {';'.join(path)} ({pct}%) "
-                                    f"only in perf's")
+                    one_sided.append((pct if pct is not None else max(tc or 0, ts or 0),
+                                      f"entry {' | '.join(key)}: branch {';'.join(path)} ({pct}%) "
+                                      f"only in perf's"))
                     continue
                 d = diff(pct, ob[path])
                 if d != float("inf"):
@@ -171,15 +252,27 @@ def main():
                                     f"in perf's, {ob[path]}% in ours")
             for path, pct in ob.items():
                 if path not in tb:
-                    problems.append(f"entry {' | '.join(key)}: branch {';'.join(path)} ({pct}%) "
-                                    f"only in ours")
-        for key in o_entries:
+                    one_sided.append((pct if pct is not None else max(oc or 0, os_ or 0),
+                                      f"entry {' | '.join(key)}: branch {';'.join(path)} ({pct}%) "
+                                      f"only in ours"))
+        for key, (oc, os_, _) in o_entries.items():
             if key not in t_entries:
-                problems.append(f"entry {' | '.join(key)}: only in our report")
+                one_sided.append((max(oc or 0, os_ or 0),
+                                  f"entry {' | '.join(key)}: only in our report ({oc}%, {os_}%)"))
+    # What only one side shows: addresses one tool names and the other does not (the vDSO,
+    # return addresses outside every mapping), each listed; a disagreement when it is above
+    # the limit, so that it cannot hide a wrong number.
+    limit = float(os.environ.get("AGREEMENT_ONE_SIDED_LIMIT", "0.5"))
+    for share, text in one_sided:
+        if share >= limit:
+            problems.append(text + f" (at or above the {limit}% limit)")
+        else:
+            print("one side only: " + text)
     for p in problems[:int(os.environ.get("AGREEMENT_SHOW", "40"))]:
         print(p)
     print(f"agreement: {entries} entries, {branches} branches compared; largest difference "
-          f"{worst:.2f}; {len(problems)} disagreements")
+          f"{worst:.2f}; {len(one_sided)} shown by one side only, each below {limit}%; "
+          f"{len(problems)} disagreements")
     return 1 if problems or entries == 0 else 0
 
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# report-agreement.sh PERF_BUILDID WORKLOAD OUTDIR
+#
+# perf-buildid report's numbers against perf 6.1's on the same files: a system-wide recording
+# with callchains (-a -g: kernel frames, the idle task and two processes of the workload), once
+# recorded by perf and once by perf-buildid. For each sort key list and each call-graph view,
+# both report the file, and report-agreement.py compares every entry's children and self
+# percentages and every branch of its call graph. The comparison covers the workload and the
+# idle task (--comms on both sides): the other processes of the machine run Debian's
+# libraries, whose aliased symbols (read, __read, __libc_read) the two tools name differently.
+# Neither side shows inlined frames (--no-inline on perf's, the default on ours).
+set -euo pipefail
+
+PB=$1
+WORKLOAD=$2
+OUT=$3
+PERF=${PERF:-perf}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=perf-record.sh
+. "$HERE/perf-record.sh"
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cd "$OUT"
+
+fail=0
+run_workload='"$0" 1500 & "$0" 1500 & wait'
+if ! perf_record -N --buildid-mmap -a -g -F 999 -o perf.data -- sh -c "$run_workload" "$WORKLOAD" \
+	>record-perf.log 2>&1; then
+	echo "FAIL: perf record: $(tail -3 record-perf.log)"
+	exit 1
+fi
+if ! "$PB" record -a -g -F 999 -o ours.data -- sh -c "$run_workload" "$WORKLOAD" \
+	>record-ours.log 2>&1; then
+	echo "FAIL: perf-buildid record: $(tail -3 record-ours.log)"
+	exit 1
+fi
+
+views=(
+	""                          # children, graph, caller: perf's default on a -g file
+	"-g graph,0.5,callee"
+	"-g fractal"
+	"-g folded"
+	"-g folded,0.5,callee"
+	"-g flat"
+	"--no-children"             # graph, callee
+	"--no-children -g caller"
+	"--no-children -g folded"
+	"--no-children -g none"
+	"--percent-limit 2"
+)
+total_one=0
+total_entries=0
+total_branches=0
+worst=0.00
+for data in perf.data ours.data; do
+	for sort in sym dso,sym comm,dso,sym; do
+		for view in "${views[@]}"; do
+			name="${data%.data}-${sort//,/-}-$(printf '%s' "${view:-default}" | tr -c 'a-z0-9' '_')"
+			# shellcheck disable=SC2086 # the view is a list of words
+			"$PERF" report -i "$data" --stdio -n --no-inline --comms pbid-workload,swapper \
+				--sort "$sort" $view >"$name.perf" 2>"$name.perf.err"
+			# shellcheck disable=SC2086
+			"$PB" report -i "$data" --no-debuginfod --comms pbid-workload,swapper \
+				--sort "$sort" $view >"$name.ours" 2>"$name.ours.err"
+			if "$HERE/report-agreement.py" "$name.perf" "$name.ours" >"$name.diff"; then
+				verdict=ok
+			else
+				verdict=FAIL
+				fail=1
+			fi
+			summary=$(tail -1 "$name.diff")
+			echo "$verdict: $data --sort $sort ${view:-(default)}: $summary"
+			[ "$verdict" = ok ] || head -20 "$name.diff" | sed 's/^/    /'
+			read -r e b d < <(sed -E 's/agreement: ([0-9]+) entries, ([0-9]+) branches.*difference ([0-9.]+);.*/\1 \2 \3/' <<<"$summary")
+			one=$(grep -c '^one side only' "$name.diff" || true)
+			total_one=$((total_one + one))
+			total_entries=$((total_entries + e))
+			total_branches=$((total_branches + b))
+			worst=$(awk -v a="$worst" -v b="$d" 'BEGIN { printf "%.2f", (b > a ? b : a) }')
+		done
+	done
+done
+echo "agreement with perf: $total_entries entries and $total_branches call-graph branches compared; largest difference $worst; $total_one shown by one side only (each below 0.5%)"
+exit "$fail"
