@@ -152,7 +152,15 @@ for f in "${files[@]}"; do
 	pair script "$f" "$pbid script -i $f" \
 		"perf script -i $f --show-mmap-events --show-task-events -F comm,tid,time,period,event,ip,dso"
 	if [ "${mb%.*}" -le "$report_max" ]; then
-		pair report "$f" "$pbid report --stdio -i $f" "perf report --stdio -i $f"
+		# Like for like: the same view on both sides. The flat table of the sample's function;
+		# the children view with its call graph (perf's default on -g files; --no-inline:
+		# neither names inlined frames); folded stacks (perf script through a fold step).
+		pair report-flat "$f" "$pbid report --stdio --no-children -g none --sort dso,sym -i $f" \
+			"perf report --stdio --no-children -g none --sort dso,sym -i $f"
+		pair report-children "$f" "$pbid report --stdio --children --sort comm,dso,sym -i $f" \
+			"perf report --stdio --children --no-inline -i $f"
+		pair report-folded "$f" "$pbid report --format folded -i $f" \
+			"$(dirname "$0")/perf-folded.sh $f"
 	fi
 done
 
@@ -185,7 +193,7 @@ END {
 
 if command -v gnuplot >/dev/null; then
 	# One series per tool and command, medians by file size, perf's own files only.
-	for c in buildid-list script report; do
+	for c in buildid-list script report-flat report-children; do
 		for t in perf-buildid perf; do
 			awk -F '\t' -v c="$c" -v t="$t" 'NR > 1 && $1 == c && $4 == t && $2 ~ /^perf-/ { print $3, $5, $7 / 1024 }' "$tsv" |
 				sort -n | awk "$BENCH_AWK_STATS"'{ k = $1; w[k] = w[k] " " $2; r[k] = r[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
@@ -200,10 +208,10 @@ set logscale xy
 set xlabel "file size (MB)"
 set key left top
 set ylabel "wall time (s)"
-plot for [c in "buildid-list script report"] for [t in "perf-buildid perf"] \
+plot for [c in "buildid-list script report-flat report-children"] for [t in "perf-buildid perf"] \
 	"$work/".c."-".t.".dat" using 1:2 with linespoints title t." ".c
 set ylabel "peak RSS (MB)"
-plot for [c in "buildid-list script report"] for [t in "perf-buildid perf"] \
+plot for [c in "buildid-list script report-flat report-children"] for [t in "perf-buildid perf"] \
 	"$work/".c."-".t.".dat" using 1:3 with linespoints title t." ".c
 unset multiplot
 EOF

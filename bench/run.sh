@@ -47,7 +47,12 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "perf-buildid buildid-list -i FILE      perf buildid-list -i FILE"
 	echo "perf-buildid maps -i FILE              perf buildid-list -i FILE"
 	echo "perf-buildid script -i FILE            perf script -i FILE --show-mmap-events --show-task-events -F comm,tid,time,period,event,ip,dso"
-	echo "perf-buildid report --stdio -i FILE    perf report --stdio -i FILE"
+	echo "perf-buildid report --stdio --no-children -g none --sort dso,sym -i FILE"
+	echo "                                       perf report --stdio --no-children -g none --sort dso,sym -i FILE"
+	echo "perf-buildid report --stdio --children --sort comm,dso,sym -i FILE"
+	echo "                                       perf report --stdio --children --no-inline -i FILE"
+	echo "perf-buildid report --format folded -i FILE"
+	echo "                                       perf script -F comm,ip,sym -i FILE | awk -f bench/fold-perf-script.awk"
 	echo '```'
 	echo
 	echo "## Recording"
