@@ -74,8 +74,8 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
   Named n;
   if (kallsyms_) {
     if (const Kallsyms::Symbol* sym = kallsyms_->Lookup(ip)) {
-      n.module = sym->module;
-      n.frames.push_back(SourceFrame{sym->name, "", "", 0, 0});
+      n.module = std::string(sym->module);
+      n.frames.push_back(SourceFrame{std::string(sym->name), "", "", 0, 0});
     }
     return n;
   }

@@ -174,7 +174,6 @@ struct Symbolizer::Module {
   std::string debug_path;  // read by FindDebuginfo through the module userdata
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
-  bool has_lines = false;
   // False when only a debug-only file was found: ELF addresses can be symbolized (e.g. a
   // vmlinux), file offsets cannot be translated.
   bool offsets_usable = false;
@@ -281,8 +280,8 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   dwfl_module_info(mod.mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
   if (userdata != nullptr)
     *userdata = &mod.debug_path;
-  Dwarf_Addr bias;
-  mod.has_lines = dwfl_module_getdwarf(mod.mod, &bias) != nullptr;
+  // DWARF is read when a lookup needs it, not here: a debug file's DWARF is often compressed,
+  // and a report that names functions by their symbols never needs it.
   return mod;
 }
 
@@ -386,6 +385,22 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
       mod.symbols = std::make_unique<SymbolStretches>(mod.mod);
     return mod.symbols->Name(addr);
   };
+
+  // A function's name, as perf names it, is its ELF symbol: the symbol table answers without
+  // the DWARF walk (and without decompressing a debug file's DWARF, most of a report's memory
+  // on a large library). DWARF names what the symbol table does not cover.
+  if (function_only) {
+    if (const char* sym_name = elf_symbol()) {
+      SourceFrame fr;
+      fr.function = Demangle(sym_name);
+      if (fr.function != sym_name)
+        fr.linkage_name = sym_name;
+      r.frames.push_back(std::move(fr));
+      r.status = SymbolizeStatus::kOk;
+      mod.any_ok = true;
+      return r;
+    }
+  }
 
   Dwarf_Addr cu_bias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod.mod, addr, &cu_bias);

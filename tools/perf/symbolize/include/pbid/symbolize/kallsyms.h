@@ -7,7 +7,9 @@
 #define PBID_SYMBOLIZE_KALLSYMS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pbid/result.h"
@@ -16,10 +18,12 @@ namespace pbid {
 
 class Kallsyms {
  public:
+  // name and module point into the table's copy of the file: a kernel has over 100,000 text
+  // symbols, and a string each would double the table's memory.
   struct Symbol {
     uint64_t addr = 0;
-    std::string name;
-    std::string module;  // empty for the core kernel
+    std::string_view name;
+    std::string_view module;  // empty for the core kernel
   };
 
   // An error when the file cannot be read; an empty (not usable) table when every address is
@@ -37,7 +41,8 @@ class Kallsyms {
   static constexpr uint64_t kMaxSymbolSize = 1 << 20;
 
  private:
-  std::vector<Symbol> symbols_;  // sorted by addr
+  std::shared_ptr<const std::string> text_;  // the file; shared, so that a copy stays valid
+  std::vector<Symbol> symbols_;              // sorted by addr
 };
 
 }  // namespace pbid

@@ -81,8 +81,10 @@ struct Symbolization {
 // How much a lookup names.
 enum class SymbolDetail : uint8_t {
   kFull,      // every frame, inlined ones included, with files and lines
-  kFunction,  // the out-of-line function only: one frame without file or line; once a
-              // function was named, any address in it is named from its address ranges
+  kFunction,  // the out-of-line function only: one frame without file or line, named by the
+              // ELF symbol that covers the address (as perf names functions), or by DWARF
+              // where no symbol does; once DWARF named a function, any address in it is
+              // named from its address ranges
 };
 
 // Per-run counters for the coverage summary. Counted per module (build ID), not per sample.
