@@ -35,8 +35,8 @@ namespace {
 // registers 0..16 (System V x86_64 psABI: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15,
 // and the return address column, which holds the ip of the first frame).
 constexpr unsigned kPerfRegOfDwarf[17] = {
-    0 /*AX*/, 3 /*DX*/, 2 /*CX*/, 1 /*BX*/, 4 /*SI*/, 5 /*DI*/, 6 /*BP*/, 7 /*SP*/, 16, 17, 18,
-    19,       20,       21,       22,       23,       8 /*IP*/};
+    0 /*AX*/, 3 /*DX*/, 2 /*CX*/, 1 /*BX*/, 4 /*SI*/, 5 /*DI*/, 6 /*BP*/, 7 /*SP*/, 16,
+    17,       18,       19,       20,       21,       22,       23,       8 /*IP*/};
 constexpr unsigned kPerfRegSp = 7, kPerfRegIp = 8;
 constexpr int kDwarfRegs = 17;
 
@@ -45,8 +45,8 @@ constexpr int kDwarfRegs = 17;
 int NoElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) {
   return -1;
 }
-int NoDebuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*,
-                GElf_Word, char**) {
+int NoDebuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word,
+                char**) {
   return -1;
 }
 const Dwfl_Callbacks kDwflCallbacks = {NoElf, NoDebuginfo, nullptr, nullptr};
@@ -77,7 +77,6 @@ struct ElfImage {
   std::vector<LoadSegment> segments;
 };
 
-
 struct UnwindSpace {
   struct Reported {
     BuildId id;
@@ -94,7 +93,9 @@ struct UnwindSpace {
     const UnwindFindMapping* find = nullptr;
     std::vector<uint64_t>* ips = nullptr;
     std::optional<UnwindStop> stop;  // set by a callback that ended the unwind
+    // libdwfl ends an unwind as if complete when a read fails: these say it did not.
     bool read_past_stack = false;
+    bool read_failed = false;
     bool stale = false;  // a mapping differs from the module reported there
   };
 
@@ -123,9 +124,9 @@ struct UnwinderState {
 
 }  // namespace internal
 
+using internal::ElfImage;
 using internal::UnwinderState;
 using internal::UnwindSpace;
-using internal::ElfImage;
 
 namespace {
 
@@ -156,8 +157,7 @@ bool SetInitialRegisters(Dwfl_Thread* thread, void* arg) {
 
 // Reads 8 bytes of the file an address is mapped from: the unwind tables may point at data in
 // the ELF (a personality, a table of their own) that the stack copy does not hold.
-bool ReadFromElf(UnwinderState* impl, UnwindSpace& space, Dwarf_Addr addr,
-                 Dwarf_Word* result) {
+bool ReadFromElf(UnwinderState* impl, UnwindSpace& space, Dwarf_Addr addr, Dwarf_Word* result) {
   Dwfl_Module* mod = nullptr;
   if (impl->EnsureModule(space, addr, &mod).has_value())
     return false;
@@ -204,6 +204,8 @@ static bool MemoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   constexpr uint64_t kStackReach = uint64_t{8} << 20;
   if (addr >= s.sp && addr - s.sp < kStackReach)
     s.read_past_stack = true;
+  else
+    s.read_failed = true;
   return false;
 }
 
@@ -253,7 +255,7 @@ const ElfImage& UnwinderState::Image(const BuildId& id, const std::string& recor
 // The module holding addr, reported at the bias of the mapping there if it is not yet; or why
 // there is none. Notes in space.sample.stale a module that no longer matches its mapping.
 std::optional<UnwindStop> UnwinderState::EnsureModule(UnwindSpace& space, uint64_t addr,
-                                                       Dwfl_Module** out) {
+                                                      Dwfl_Module** out) {
   const Mapping* m = (*space.sample.find)(addr);
   if (m == nullptr)
     return UnwindStop::kOther;
@@ -395,12 +397,12 @@ UnwindResult Unwinder::Unwind(int32_t pid, const RegsView& regs, const StackView
     int rc = -1;
     if (!stop) {
       rc = dwfl_getthread_frames(space.dwfl, pid, OnFrame, &space);
-      if (rc == 0)
-        stop = UnwindStop::kComplete;
-      else if (s.stop)
+      if (s.stop)
         stop = *s.stop;
       else if (s.read_past_stack)
         stop = UnwindStop::kStackTooShort;
+      else if (rc == 0 && !s.read_failed)
+        stop = UnwindStop::kComplete;
       else
         stop = UnwindStop::kOther;
     }
