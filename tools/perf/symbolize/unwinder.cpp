@@ -93,9 +93,9 @@ struct UnwindSpace {
     const UnwindFindMapping* find = nullptr;
     std::vector<uint64_t>* ips = nullptr;
     std::optional<UnwindStop> stop;  // set by a callback that ended the unwind
-    // libdwfl ends an unwind as if complete when a read fails: these say it did not.
+    // libdwfl ends an unwind as if complete when it cannot read a return address: this says
+    // why it could not.
     bool read_past_stack = false;
-    bool read_failed = false;
     bool stale = false;  // a mapping differs from the module reported there
   };
 
@@ -204,8 +204,6 @@ static bool MemoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   constexpr uint64_t kStackReach = uint64_t{8} << 20;
   if (addr >= s.sp && addr - s.sp < kStackReach)
     s.read_past_stack = true;
-  else
-    s.read_failed = true;
   return false;
 }
 
@@ -215,20 +213,28 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
     NextThread, GetThread, MemoryRead, SetInitialRegisters, nullptr, nullptr,
 };
 
-bool HasCfiAt(Dwfl_Module* mod, Dwarf_Addr addr) {
-  Dwarf_Addr bias = 0;
-  Dwarf_Frame* frame = nullptr;
-  if (Dwarf_CFI* cfi = dwfl_module_eh_cfi(mod, &bias);
-      cfi != nullptr && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
+enum class Cfi { kNone, kCaller, kOutermost };
+
+// What the unwind table of addr's module says of the frame there: nothing, how to find its
+// caller, or that it has none (its return address is "undefined", as at _start).
+Cfi CfiAt(Dwfl_Module* mod, Dwarf_Addr addr) {
+  for (int table = 0; table < 2; table++) {
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi =
+        table == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+    Dwarf_Frame* frame = nullptr;
+    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+      continue;
+    Dwarf_Op ops_mem[3];
+    Dwarf_Op* ops = nullptr;
+    size_t nops = 0;
+    int ra = dwarf_frame_info(frame, nullptr, nullptr, nullptr);
+    bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
+                     nops == 0 && ops == ops_mem;
     free(frame);
-    return true;
+    return undefined ? Cfi::kOutermost : Cfi::kCaller;
   }
-  if (Dwarf_CFI* cfi = dwfl_module_dwarf_cfi(mod, &bias);
-      cfi != nullptr && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
-    free(frame);
-    return true;
-  }
-  return false;
+  return Cfi::kNone;
 }
 
 }  // namespace
@@ -313,8 +319,9 @@ int OnFrame(Dwfl_Frame* state, void* arg) {
   auto* space = static_cast<UnwindSpace*>(arg);
   auto& s = space->sample;
   Dwarf_Addr pc = 0;
-  bool activation = false;
-  if (!dwfl_frame_pc(state, &pc, &activation)) {
+  // Not asking whether the frame is an activation: to answer, libdwfl unwinds it, before the
+  // module below is reported, and without its table it guesses from the frame pointer.
+  if (!dwfl_frame_pc(state, &pc, nullptr)) {
     s.stop = UnwindStop::kOther;
     return DWARF_CB_ABORT;
   }
@@ -324,8 +331,9 @@ int OnFrame(Dwfl_Frame* state, void* arg) {
     return DWARF_CB_ABORT;
   }
   // The next step unwinds with the table of the function this frame is in: for a caller that
-  // is the call instruction's, just before the return address.
-  Dwarf_Addr at = activation ? pc : pc - 1;
+  // is the call instruction's, just before the return address (in a signal handler's caller,
+  // the interrupted instruction's: pc - 1 is in its function all the same).
+  Dwarf_Addr at = s.ips->size() == 1 ? pc : pc - 1;
   Dwfl_Module* mod = nullptr;
   if (auto stop = space->impl->EnsureModule(*space, at, &mod)) {
     s.stop = *stop;
@@ -333,9 +341,10 @@ int OnFrame(Dwfl_Frame* state, void* arg) {
   }
   // Without a table libdwfl would guess from the frame pointer, which code built without one
   // holds anything in: such frames would be made up.
-  if (!HasCfiAt(mod, at)) {
-    s.stop = UnwindStop::kNoCfi;
-    return DWARF_CB_ABORT;
+  switch (CfiAt(mod, at)) {
+    case Cfi::kNone: s.stop = UnwindStop::kNoCfi; return DWARF_CB_ABORT;
+    case Cfi::kOutermost: s.stop = UnwindStop::kComplete; return DWARF_CB_ABORT;
+    case Cfi::kCaller: break;
   }
   return DWARF_CB_OK;
 }
@@ -394,15 +403,15 @@ UnwindResult Unwinder::Unwind(int32_t pid, const RegsView& regs, const StackView
         stop = UnwindStop::kOther;
       space.attached = true;
     }
-    int rc = -1;
     if (!stop) {
-      rc = dwfl_getthread_frames(space.dwfl, pid, OnFrame, &space);
+      // Its result says no more than the callbacks noted: an abort (theirs), or an end.
+      (void)dwfl_getthread_frames(space.dwfl, pid, OnFrame, &space);
+      // Complete only where a table said so: libdwfl ends as if complete when it cannot read
+      // a return address.
       if (s.stop)
         stop = *s.stop;
       else if (s.read_past_stack)
         stop = UnwindStop::kStackTooShort;
-      else if (rc == 0 && !s.read_failed)
-        stop = UnwindStop::kComplete;
       else
         stop = UnwindStop::kOther;
     }

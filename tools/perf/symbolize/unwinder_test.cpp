@@ -174,6 +174,40 @@ TEST_F(UnwinderTest, DwarfUnwindReachesMain) {
   EXPECT_EQ(stats.samples, counted);
 }
 
+// What the unwinder keeps of a process from one sample to the next changes no result: each
+// sample unwinds as it does by an unwinder that never saw the process, modules reported
+// mid-unwind included.
+TEST_F(UnwinderTest, KeptStateUnwindsAsAFreshUnwinder) {
+  std::string data = Record("dwarf");
+  auto sym = MakeSymbolizer();
+  ASSERT_NE(nullptr, sym);
+  auto kept = Unwinder::Create(sym.get());
+  ASSERT_TRUE(kept.ok());
+  auto reader = PerfDataReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  Session session(**reader);
+  int compared = 0, complete = 0;
+  Status st = session.Process([&](const SampleContext& c) {
+    if (IsKernelCpumode(c.sample.cpumode) || compared >= 300)
+      return;
+    const int32_t pid = static_cast<int32_t>(c.sample.sample_id.pid);
+    auto find = [&](uint64_t a) { return session.Find(pid, a, false); };
+    RegsView regs = c.sample.regs_user(c.record, c.attr);
+    StackView stack = c.sample.stack_user(c.record);
+    UnwindResult a = (*kept)->Unwind(pid, regs, stack, find);
+    auto fresh = Unwinder::Create(sym.get());
+    ASSERT_TRUE(fresh.ok());
+    UnwindResult b = (*fresh)->Unwind(pid, regs, stack, find);
+    EXPECT_EQ(b.ips, a.ips) << "sample " << compared;
+    EXPECT_EQ(b.stop, a.stop) << "sample " << compared;
+    compared++;
+    complete += a.stop == UnwindStop::kComplete;
+  });
+  ASSERT_TRUE(st.ok()) << st.error().ToString();
+  EXPECT_EQ(300, compared);
+  EXPECT_GE(complete, 290);
+}
+
 // The same code followed by frame pointers: the kernel's callchains of the hot samples break
 // before main.
 TEST_F(UnwinderTest, FramePointerChainsBreak) {
