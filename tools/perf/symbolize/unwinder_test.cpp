@@ -58,12 +58,16 @@ class UnwinderTest : public ::testing::Test {
     ASSERT_EQ(40u, lib_hex_.size());
   }
 
-  // Records the workload for a second; call_graph: "dwarf" or "fp".
-  std::string Record(const std::string& call_graph) {
-    std::string data = tmp_.path() + "/" + call_graph + ".data";
-    CommandResult r =
-        PerfRecord("--call-graph " + call_graph + " --buildid-mmap -e cpu-clock -F 1000 -N -q -o " +
-                   Quote(data) + " -- " + Quote(dir_ + "/unwind_workload") + " 1000");
+  // Records the workload of dir (dir_ by default) for a second; call_graph: "dwarf" or "fp";
+  // launcher: a command that runs the workload, e.g. "setarch -R".
+  std::string Record(const std::string& call_graph, std::string dir = "",
+                     const std::string& launcher = "") {
+    if (dir.empty())
+      dir = dir_;
+    std::string data = dir + "/" + call_graph + ".data";
+    CommandResult r = PerfRecord(
+        "--call-graph " + call_graph + " --buildid-mmap -e cpu-clock -F 1000 -N -q -o " +
+        Quote(data) + " -- " + launcher + " " + Quote(dir + "/unwind_workload") + " 1000");
     EXPECT_EQ(0, r.exit_code) << r.output;
     return data;
   }
@@ -206,6 +210,72 @@ TEST_F(UnwinderTest, KeptStateUnwindsAsAFreshUnwinder) {
   ASSERT_TRUE(st.ok()) << st.error().ToString();
   EXPECT_EQ(300, compared);
   EXPECT_GE(complete, 290);
+}
+
+// A pid that comes back as another process, with another library where the first had its
+// own (address randomization off in both): the kept modules no longer match the mappings, and
+// the unwinder starts the process afresh rather than unwind with the first one's tables.
+TEST_F(UnwinderTest, ChangedMappingsRebuildTheProcess) {
+  std::string first = Record("dwarf", dir_, "setarch -R");
+  std::string other = tmp_.path() + "/other";
+  ASSERT_TRUE(MakeDirs(other));
+  ASSERT_TRUE(CopyFile(FixturePath("unwind/unwind_workload"), other + "/unwind_workload", true));
+  ASSERT_TRUE(
+      CopyFile(FixturePath("unwind_v2/libunwind_hot.so"), other + "/libunwind_hot.so", true));
+  std::string second = Record("dwarf", other, "setarch -R");
+
+  auto sym = MakeSymbolizer();
+  ASSERT_NE(nullptr, sym);
+  auto kept = Unwinder::Create(sym.get());
+  ASSERT_TRUE(kept.ok());
+  int32_t first_pid = -1;
+  uint64_t first_lib_start = 0;
+  {
+    auto reader = PerfDataReader::Open(first);
+    ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+    Session session(**reader);
+    Status st = session.Process([&](const SampleContext& c) {
+      if (IsKernelCpumode(c.sample.cpumode))
+        return;
+      const int32_t pid = static_cast<int32_t>(c.sample.sample_id.pid);
+      first_pid = pid;
+      if (c.mapping != nullptr && c.mapping->path == lib_)
+        first_lib_start = c.mapping->start;
+      (void)(*kept)->Unwind(pid, c.sample.regs_user(c.record, c.attr),
+                            c.sample.stack_user(c.record),
+                            [&](uint64_t a) { return session.Find(pid, a, false); });
+    });
+    ASSERT_TRUE(st.ok()) << st.error().ToString();
+  }
+  ASSERT_NE(-1, first_pid);
+  ASSERT_NE(0u, first_lib_start);
+
+  auto reader = PerfDataReader::Open(second);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  Session session(**reader);
+  int compared = 0, complete = 0;
+  Status st = session.Process([&](const SampleContext& c) {
+    if (IsKernelCpumode(c.sample.cpumode))
+      return;
+    const int32_t pid = static_cast<int32_t>(c.sample.sample_id.pid);
+    if (c.mapping != nullptr && c.mapping->path == other + "/libunwind_hot.so") {
+      EXPECT_EQ(first_lib_start, c.mapping->start) << "the library moved: nothing to rebuild";
+    }
+    auto find = [&](uint64_t a) { return session.Find(pid, a, false); };
+    RegsView regs = c.sample.regs_user(c.record, c.attr);
+    StackView stack = c.sample.stack_user(c.record);
+    UnwindResult a = (*kept)->Unwind(first_pid, regs, stack, find);
+    auto fresh = Unwinder::Create(sym.get());
+    ASSERT_TRUE(fresh.ok());
+    UnwindResult b = (*fresh)->Unwind(pid, regs, stack, find);
+    EXPECT_EQ(b.ips, a.ips) << "sample " << compared;
+    EXPECT_EQ(b.stop, a.stop) << "sample " << compared;
+    compared++;
+    complete += a.stop == UnwindStop::kComplete;
+  });
+  ASSERT_TRUE(st.ok()) << st.error().ToString();
+  EXPECT_GE(compared, 200);
+  EXPECT_GE(complete, compared * 95 / 100);
 }
 
 // The same code followed by frame pointers: the kernel's callchains of the hot samples break

@@ -10,6 +10,17 @@
 
 volatile unsigned long unwind_sink;
 
+#if UNWIND_SALT != 1
+// The rebuild's functions lie elsewhere than the original's, so that the original's unwind
+// tables do not fit it.
+__attribute__((noinline, noclone)) unsigned long unwind_pad(unsigned long n) {
+  unsigned long x = 0;
+  for (unsigned long i = 0; i < n; i++)
+    x += (x << 3) ^ (i * 0x9e3779b97f4a7c15UL) ^ (x >> 7);
+  return x;
+}
+#endif
+
 __attribute__((noinline, noclone)) unsigned long unwind_hot(unsigned long n) {
   unsigned long x = UNWIND_SALT;
   for (unsigned long i = 0; i < n; i++)
