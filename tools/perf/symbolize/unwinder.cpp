@@ -66,8 +66,6 @@ std::optional<uint64_t> LoadBias(const std::vector<LoadSegment>& segments, uint6
 
 }  // namespace
 
-// One process's address space as libdwfl sees it: its modules, reported as the frames reach
-// them and kept for the process's next samples with their parsed unwind tables.
 namespace internal {
 
 // The executable of one build ID, as the unwinder uses it: where it is and its PT_LOADs, read
@@ -77,6 +75,8 @@ struct ElfImage {
   std::vector<LoadSegment> segments;
 };
 
+// One process's address space as libdwfl sees it: its modules, reported as the frames reach
+// them and kept for the process's next samples with their parsed unwind tables.
 struct UnwindSpace {
   struct Reported {
     BuildId id;

@@ -15,7 +15,8 @@
 //     ...  // u.ips: the sampled ip, then return addresses
 //   });
 //
-// x86_64 only (the registers are read in perf's x86_64 numbering).
+// x86_64 only (the registers are read in perf's x86_64 numbering). One thread at a time, as
+// for the Symbolizer it asks.
 #ifndef PBID_SYMBOLIZE_UNWINDER_H_
 #define PBID_SYMBOLIZE_UNWINDER_H_
 
