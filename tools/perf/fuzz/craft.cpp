@@ -16,6 +16,9 @@
 //   id-all-mismatch N two events that disagree on sample_id_all
 //   data-at-zero N    a data section at offset 0, over the header
 //   data-size-zero N  a file whose header says 0 bytes of data (a killed recorder)
+//   tail-fields N     N samples with every field after the callchain the decoder reads:
+//                     raw data, a branch stack with its hw_idx, user registers as perf's
+//                     --call-graph dwarf asks for them and a 256-byte stack copy
 //   stragglers N      N rounds of perf's order (two CPUs, 1000 samples with callchains, a
 //                     short process that forks, execs, maps and exits), and every 64th round
 //                     a mapping and a sample whose times lie 200 to 600 rounds back (a task
@@ -247,6 +250,32 @@ bool Craft(const std::string& kind, uint64_t n, const std::string& out) {
         return false;
       for (uint64_t i = 0; i < n; i++) {
         if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2 + i), {}, a)))
+          return false;
+      }
+      return true;
+    });
+  }
+  if (kind == "tail-fields") {
+    EventAttr t = a;
+    t.attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |
+                          PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    t.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+    t.attr.sample_regs_user = 0xff0fff;  // perf's x86_64 choice: all but the segment registers
+    t.attr.sample_stack_user = 256;
+    return Write(out, {t}, [&](const Emit& emit) {
+      if (!emit(*BuildMmap2(Map(10, 0x400000, 0x1000, "/bin/worker", 1, 1), PERF_RECORD_MISC_USER,
+                            &t)))
+        return false;
+      for (uint64_t i = 0; i < n; i++) {
+        SampleTail tail;
+        tail.raw = {1, 2, 3, 4};
+        tail.branch_hw_idx = i;
+        tail.branches = {{0x400100, 0x400200, 0}, {0x400200, 0x400100, 0}};
+        tail.regs.assign(20, 0x7ffc0000);
+        tail.stack.assign(256, 0x5a);
+        tail.stack_dyn_size = 128;
+        if (!emit(*BuildSample(Sample(PERF_RECORD_MISC_USER, 0x400100, 10, 1, 2 + i), {0x400100},
+                               tail, t)))
           return false;
       }
       return true;

@@ -19,6 +19,12 @@ void Touch(const pbid::Result<T>& r) {
     (void)r.error().ToString();
 }
 
+// Keeps a value the compiler would otherwise drop, and with it the reads that made it.
+void Sink(uint64_t v) {
+  static volatile uint64_t sink;
+  sink = sink + v;
+}
+
 void DecodeAll(const pbid::PerfDataReader& reader) {
   for (const pbid::EventAttr& a : reader.attrs())
     (void)a.SampleIdSize();
@@ -46,7 +52,24 @@ void DecodeAll(const pbid::PerfDataReader& reader) {
             uint64_t sum = 0;
             for (uint64_t i = 0; i < s->callchain.size(); i++)
               sum += s->callchain[i];
-            (void)sum;
+            // The fields after the callchain are read on access: read every byte the
+            // decoder let through, so that the sanitizers see any that is not the record's.
+            pbid::RawView raw = s->raw(r);
+            for (uint32_t i = 0; i < raw.size; i++)
+              sum += raw.data[i];
+            pbid::BranchStackView branches = s->branch_stack(r, *attr);
+            for (uint64_t i = 0; i < branches.size(); i++)
+              sum += branches[i].from + branches[i].to + branches[i].flags;
+            sum += s->branch_hw_idx(r, *attr);
+            pbid::RegsView regs = s->regs_user(r, *attr);
+            for (uint64_t i = 0; i < regs.size(); i++)
+              sum += regs[i];
+            for (unsigned reg = 0; reg < 64; reg++)
+              sum += regs.Get(reg).value_or(0);
+            pbid::StackView stack = s->stack_user(r);
+            for (uint32_t i = 0; i < stack.size; i++)
+              sum += stack.data[i];
+            Sink(sum);
           }
         }
         break;

@@ -146,6 +146,11 @@ RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool s
 
 Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
                                 const EventAttr& attr, bool swap) {
+  return BuildSample(s, callchain, SampleTail(), attr, swap);
+}
+
+Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
+                                const SampleTail& tail, const EventAttr& attr, bool swap) {
   ByteWriter w(swap);
   Begin(w, PERF_RECORD_SAMPLE, s.cpumode);
   uint64_t st = attr.attr.sample_type;
@@ -171,6 +176,31 @@ Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_
     w.U64(callchain.size());
     for (uint64_t ip : callchain)
       w.U64(ip);
+  }
+  if (st & PERF_SAMPLE_RAW) {
+    w.U32(static_cast<uint32_t>(tail.raw.size()));
+    w.Bytes(tail.raw.data(), tail.raw.size());
+  }
+  if (st & PERF_SAMPLE_BRANCH_STACK) {
+    w.U64(tail.branches.size());
+    if (attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+      w.U64(tail.branch_hw_idx);
+    for (const BranchEntry& b : tail.branches)
+      w.U64(b.from), w.U64(b.to), w.U64(b.flags);
+  }
+  if (st & PERF_SAMPLE_REGS_USER) {
+    w.U64(tail.regs_abi);
+    if (tail.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      for (uint64_t v : tail.regs)
+        w.U64(v);
+    }
+  }
+  if (st & PERF_SAMPLE_STACK_USER) {
+    w.U64(tail.stack.size());
+    if (!tail.stack.empty()) {
+      w.Bytes(tail.stack.data(), tail.stack.size());
+      w.U64(tail.stack_dyn_size);
+    }
   }
   return Finish(w, "sample.callchain");
 }

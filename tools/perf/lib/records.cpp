@@ -136,6 +136,24 @@ uint64_t CallchainView::operator[](uint64_t i) const {
   return swap_ ? internal::Swap64(v) : v;
 }
 
+BranchEntry BranchStackView::operator[](uint64_t i) const {
+  ByteReader br(p_ + 24 * i, 24, swap_);
+  return BranchEntry{br.U64At(0), br.U64At(8), br.U64At(16)};
+}
+
+uint64_t RegsView::operator[](uint64_t i) const {
+  uint64_t v;
+  memcpy(&v, p_ + 8 * i, 8);
+  return swap_ ? internal::Swap64(v) : v;
+}
+
+std::optional<uint64_t> RegsView::Get(unsigned reg) const {
+  if (reg >= 64 || n_ == 0 || !(mask_ & (uint64_t{1} << reg)))
+    return std::nullopt;
+  // The values are stored in the order of the mask's bits: this one follows those below it.
+  return (*this)[CountBits(mask_ & ((uint64_t{1} << reg) - 1))];
+}
+
 Result<RecordHeader> ParseRecordHeader(const uint8_t* p, size_t avail, bool swap, uint64_t offset) {
   ByteReader br(p, avail, swap, offset);
   if (!br.Has(0, 8))
@@ -345,6 +363,111 @@ Result<ThrottleRecord> ParseThrottle(const RecordView& r, const EventAttr* attr)
   return t;
 }
 
+namespace {
+
+// The fields after the callchain that carry a size of their own, in the kernel's order
+// (perf_output_sample): kept out of ParseSample so that samples without them, most of them,
+// pay one test for the lot.
+constexpr uint64_t kSampleTail =
+    PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+uint64_t U64In(const RecordView& r, size_t off) {
+  uint64_t v;
+  memcpy(&v, r.data + off, 8);
+  return r.swap ? internal::Swap64(v) : v;
+}
+
+bool HasHwIdx(const EventAttr& attr) {
+  return attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
+}
+
+__attribute__((noinline)) Status ParseSampleTail(const RecordView& r, const EventAttr& attr,
+                                                 const ByteReader& br, size_t off,
+                                                 SampleRecord::TailPlaces* t) {
+  const uint64_t st = attr.attr.sample_type;
+  const size_t record_size = r.header.size;
+  // Every offset below is inside the record, whose size is 16 bits.
+  auto place = [](size_t o) { return static_cast<uint16_t>(o); };
+  if (st & PERF_SAMPLE_RAW) {
+    if (!br.Has(off, 4))
+      return br.OutOfBounds(off, 4, "sample.raw.size");
+    uint32_t size = br.U32At(off);
+    if (!br.Has(off + 4, size)) {
+      return Error("sample.raw.size", r.offset + off,
+                   std::to_string(size) + " bytes do not fit the record");
+    }
+    t->raw = place(off);
+    // The kernel pads size so that the next field is 8-byte aligned; perf steps over exactly
+    // 4 + size bytes, and so does this.
+    off += 4 + size;
+  }
+  if (st & PERF_SAMPLE_BRANCH_STACK) {
+    size_t nr_off = off;
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.branch_stack.nr");
+    uint64_t nr = br.U64At(off);
+    off += 8;
+    if (HasHwIdx(attr)) {
+      if (!br.Has(off, 8))
+        return br.OutOfBounds(off, 8, "sample.branch_stack.hw_idx");
+      off += 8;
+    }
+    constexpr size_t kEntry = sizeof(BranchEntry);
+    static_assert(kEntry == 24, "struct perf_branch_entry");
+    if (nr > record_size / kEntry || !br.Has(off, nr * kEntry)) {
+      return Error("sample.branch_stack.nr", r.offset + nr_off,
+                   std::to_string(nr) + " entries do not fit the record");
+    }
+    t->branch_stack = place(nr_off);
+    off += nr * kEntry;
+  }
+  if (st & PERF_SAMPLE_REGS_USER) {
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.regs_user.abi");
+    uint64_t abi = br.U64At(off);
+    if (abi > PERF_SAMPLE_REGS_ABI_64) {
+      return Error("sample.regs_user.abi", r.offset + off,
+                   "unknown register ABI " + std::to_string(abi));
+    }
+    t->regs_user = place(off);
+    off += 8;
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      size_t n = CountBits(attr.attr.sample_regs_user);
+      if (!br.Has(off, 8 * n))
+        return br.OutOfBounds(off, 8 * n, "sample.regs_user.regs");
+      off += 8 * n;
+    }
+  }
+  if (st & PERF_SAMPLE_STACK_USER) {
+    size_t size_off = off;
+    if (!br.Has(off, 8))
+      return br.OutOfBounds(off, 8, "sample.stack_user.size");
+    uint64_t size = br.U64At(off);
+    off += 8;
+    if (size != 0) {
+      if (size > record_size || !br.Has(off, size)) {
+        return Error("sample.stack_user.size", r.offset + size_off,
+                     std::to_string(size) + " bytes do not fit the record");
+      }
+      off += size;
+      if (!br.Has(off, 8))
+        return br.OutOfBounds(off, 8, "sample.stack_user.dyn_size");
+      uint64_t dyn_size = br.U64At(off);
+      // perf refuses such a sample too ("user stack dump failure").
+      if (dyn_size > size) {
+        return Error("sample.stack_user.dyn_size", r.offset + off,
+                     "dyn_size " + std::to_string(dyn_size) + " larger than the copy's " +
+                         std::to_string(size) + " bytes");
+      }
+      off += 8;
+    }
+    t->stack_user = place(size_off);
+  }
+  return Ok();
+}
+
+}  // namespace
+
 Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   ByteReader br = ReaderFor(r);
   SampleRecord s;
@@ -471,7 +594,54 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     off += nr * 8;
   }
 #undef PBID_TAKE
+  if (st & kSampleTail) {
+    // Into a copy: were s itself to escape into the call, the compiler would keep it in memory
+    // all along instead of in registers, and every sample would pay for that.
+    SampleRecord::TailPlaces tail;
+    PBID_RETURN_IF_ERROR(ParseSampleTail(r, attr, br, off, &tail));
+    s.tail = tail;
+  }
   return s;
+}
+
+RawView SampleRecord::raw(const RecordView& r) const {
+  if (tail.raw == 0)
+    return RawView();
+  uint32_t size;
+  memcpy(&size, r.data + tail.raw, 4);
+  return RawView{r.data + tail.raw + 4, r.swap ? internal::Swap32(size) : size};
+}
+
+BranchStackView SampleRecord::branch_stack(const RecordView& r, const EventAttr& attr) const {
+  if (tail.branch_stack == 0)
+    return BranchStackView();
+  size_t entries = tail.branch_stack + (HasHwIdx(attr) ? 16 : 8);
+  return BranchStackView(r.data + entries, static_cast<uint32_t>(U64In(r, tail.branch_stack)),
+                         r.swap);
+}
+
+uint64_t SampleRecord::branch_hw_idx(const RecordView& r, const EventAttr& attr) const {
+  return tail.branch_stack != 0 && HasHwIdx(attr) ? U64In(r, tail.branch_stack + 8) : 0;
+}
+
+RegsView SampleRecord::regs_user(const RecordView& r, const EventAttr& attr) const {
+  if (tail.regs_user == 0)
+    return RegsView();
+  uint64_t mask = attr.attr.sample_regs_user;
+  auto abi = static_cast<uint8_t>(U64In(r, tail.regs_user));
+  auto n = static_cast<uint8_t>(abi == PERF_SAMPLE_REGS_ABI_NONE ? 0 : CountBits(mask));
+  return RegsView(abi, mask, r.data + tail.regs_user + 8, n, r.swap);
+}
+
+StackView SampleRecord::stack_user(const RecordView& r) const {
+  if (tail.stack_user == 0)
+    return StackView();
+  uint64_t size = U64In(r, tail.stack_user);
+  if (size == 0)
+    return StackView();
+  // Both were checked against the record's 16-bit size.
+  return StackView{r.data + tail.stack_user + 8, static_cast<uint32_t>(size),
+                   static_cast<uint32_t>(U64In(r, tail.stack_user + 8 + size))};
 }
 
 Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -421,6 +422,165 @@ TEST(RecordErrorsTest, IdsReadInPlaceNeedTheRecordToHoldThem) {
     RecordBytes bare = *BuildComm(c, &no_sample_id);
     EXPECT_EQ(0u, RecordEventId(View(bare), no_sample_id));
   }
+}
+
+// A sample with every field after the callchain that ParseSample decodes: the layout of
+// `perf record --call-graph dwarf -b`, with a branch stack that has its hw_idx.
+EventAttr TailAttr() {
+  EventAttr a;
+  a.attr.size = sizeof(a.attr);
+  a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+                       PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  a.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+  a.attr.sample_regs_user = 0b1011;  // three registers: 0, 1 and 3
+  return a;
+}
+
+SampleTail SomeTail() {
+  SampleTail t;
+  t.raw = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};  // 4 + 12: the next field stays aligned
+  t.branch_hw_idx = 77;
+  t.branches = {{0x1000, 0x2000, 0x3}, {0x4000, 0x5000, 0x6}};
+  t.regs = {100, 101, 103};
+  t.stack.resize(64);
+  for (size_t i = 0; i < t.stack.size(); i++)
+    t.stack[i] = static_cast<uint8_t>(i);
+  t.stack_dyn_size = 40;
+  return t;
+}
+
+// Where SomeTail's fields are in a TailAttr sample: header, ip, tid, callchain of one entry.
+constexpr size_t kRawAt = 40, kBranchAt = 56, kHwIdxAt = 64, kRegsAt = 120, kStackAt = 152,
+                 kDynSizeAt = 224, kTailEnd = 232;
+
+TEST_P(RecordsTest, SampleTailFieldsInPlace) {
+  bool swap = GetParam();
+  EventAttr attr = TailAttr();
+  SampleRecord s;
+  s.ip = 0x401000;
+  RecordBytes b = *BuildSample(s, {0x401000}, SomeTail(), attr, swap);
+  ASSERT_EQ(kTailEnd, b.size());
+  RecordView v = View(b, swap);
+  auto out = ParseSample(v, attr);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  RawView raw = out->raw(v);
+  ASSERT_EQ(12u, raw.size);
+  EXPECT_EQ(0, memcmp(raw.data, SomeTail().raw.data(), 12));
+  EXPECT_EQ(b.data() + kRawAt + 4, raw.data);  // a view, not a copy
+  EXPECT_EQ(77u, out->branch_hw_idx(v, attr));
+  BranchStackView br = out->branch_stack(v, attr);
+  ASSERT_EQ(2u, br.size());
+  EXPECT_EQ(0x4000u, br[1].from);
+  EXPECT_EQ(0x5000u, br[1].to);
+  EXPECT_EQ(0x6u, br[1].flags);
+  RegsView regs = out->regs_user(v, attr);
+  EXPECT_EQ(uint64_t{PERF_SAMPLE_REGS_ABI_64}, regs.abi());
+  ASSERT_EQ(3u, regs.size());
+  EXPECT_EQ(101u, regs[1]);
+  EXPECT_EQ(std::optional<uint64_t>(103), regs.Get(3));  // the third value: bit 2 is not set
+  EXPECT_EQ(std::nullopt, regs.Get(2));
+  EXPECT_EQ(std::nullopt, regs.Get(64));
+  StackView stack = out->stack_user(v);
+  EXPECT_EQ(64u, stack.size);
+  EXPECT_EQ(40u, stack.valid_size());
+  EXPECT_EQ(b.data() + kStackAt + 8, stack.data);
+  EXPECT_EQ(63, stack.data[63]);
+  EXPECT_EQ(0x401000u, out->callchain[0]);
+
+  // Without the hw_idx bit the branch entries follow nr directly.
+  EventAttr no_idx = attr;
+  no_idx.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+  RecordBytes c = *BuildSample(s, {0x401000}, SomeTail(), no_idx, swap);
+  ASSERT_EQ(kTailEnd - 8, c.size());
+  RecordView cv = View(c, swap);
+  auto co = ParseSample(cv, no_idx);
+  ASSERT_TRUE(co.ok()) << co.error().ToString();
+  EXPECT_EQ(0u, co->branch_hw_idx(cv, no_idx));
+  EXPECT_EQ(0x1000u, co->branch_stack(cv, no_idx)[0].from);
+  EXPECT_EQ(3u, co->regs_user(cv, no_idx).size());
+}
+
+// A sample in a kernel thread has no user registers (ABI_NONE, no values) and an empty stack
+// copy (size 0, no dyn_size); the fields after them are still found.
+TEST(RecordsTailTest, NoUserRegistersNoStack) {
+  EventAttr attr = TailAttr();
+  SampleTail t = SomeTail();
+  t.regs_abi = PERF_SAMPLE_REGS_ABI_NONE;
+  t.stack.clear();
+  SampleRecord s;
+  RecordBytes b = *BuildSample(s, {1}, t, attr);
+  ASSERT_EQ(kRegsAt + 8 + 8, b.size());
+  RecordView v = View(b);
+  auto out = ParseSample(v, attr);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_EQ(uint64_t{PERF_SAMPLE_REGS_ABI_NONE}, out->regs_user(v, attr).abi());
+  EXPECT_EQ(0u, out->regs_user(v, attr).size());
+  EXPECT_EQ(std::nullopt, out->regs_user(v, attr).Get(0));
+  EXPECT_EQ(nullptr, out->stack_user(v).data);
+  EXPECT_EQ(0u, out->stack_user(v).size);
+  // A sample without these bits has empty views.
+  EventAttr plain = MakeAttr(true);
+  RecordBytes p = *BuildSample(s, {1}, plain);
+  auto po = ParseSample(View(p), plain);
+  ASSERT_TRUE(po.ok());
+  EXPECT_EQ(0u, po->regs_user(View(p), plain).size());
+  EXPECT_EQ(0u, po->stack_user(View(p)).size);
+  EXPECT_EQ(0u, po->raw(View(p)).size);
+  EXPECT_EQ(0u, po->branch_stack(View(p), plain).size());
+}
+
+// A sample cut short anywhere in the fields after the callchain fails naming the field, at
+// its offset; a count or size that the record cannot hold names the count.
+TEST(RecordErrorsTest, SampleTailCutShortNamesTheField) {
+  EventAttr attr = TailAttr();
+  SampleRecord s;
+  RecordBytes full = *BuildSample(s, {0x401000}, SomeTail(), attr);
+  struct Cut {
+    size_t size;
+    const char* field;
+    size_t offset;
+  };
+  const Cut cuts[] = {
+      {kRawAt + 2, "sample.raw.size", kRawAt},
+      {kRawAt + 10, "sample.raw.size", kRawAt},
+      {kBranchAt + 4, "sample.branch_stack.nr", kBranchAt},
+      {kHwIdxAt + 4, "sample.branch_stack.hw_idx", kHwIdxAt},
+      {kHwIdxAt + 8 + 30, "sample.branch_stack.nr", kBranchAt},
+      {kRegsAt + 4, "sample.regs_user.abi", kRegsAt},
+      {kRegsAt + 8 + 16, "sample.regs_user.regs", kRegsAt + 8},
+      {kStackAt + 4, "sample.stack_user.size", kStackAt},
+      {kStackAt + 8 + 32, "sample.stack_user.size", kStackAt},
+      {kDynSizeAt + 4, "sample.stack_user.dyn_size", kDynSizeAt},
+  };
+  for (const Cut& c : cuts) {
+    RecordBytes cut = full;  // the bytes stay: only the record's size says they are not its
+    cut[6] = static_cast<uint8_t>(c.size);
+    cut[7] = static_cast<uint8_t>(c.size >> 8);
+    auto so = ParseSample(View(cut), attr);
+    ASSERT_FALSE(so.ok()) << "record of " << c.size << " bytes";
+    EXPECT_EQ(c.field, so.error().field) << "record of " << c.size << " bytes";
+    EXPECT_EQ(c.offset, so.error().offset) << "record of " << c.size << " bytes";
+  }
+  // Values no kernel writes.
+  SampleTail t = SomeTail();
+  t.stack_dyn_size = 65;
+  auto dyn = ParseSample(View(*BuildSample(s, {1}, t, attr)), attr);
+  ASSERT_FALSE(dyn.ok());
+  EXPECT_EQ("sample.stack_user.dyn_size", dyn.error().field);
+  EXPECT_EQ(kDynSizeAt, dyn.error().offset);
+  t = SomeTail();
+  t.regs_abi = 3;
+  auto abi = ParseSample(View(*BuildSample(s, {1}, t, attr)), attr);
+  ASSERT_FALSE(abi.ok());
+  EXPECT_EQ("sample.regs_user.abi", abi.error().field);
+  EXPECT_EQ(kRegsAt, abi.error().offset);
+  // More registers in the mask than the record holds values for.
+  EventAttr more = attr;
+  more.attr.sample_regs_user = 0xffff;
+  auto regs = ParseSample(View(full), more);
+  ASSERT_FALSE(regs.ok());
+  EXPECT_EQ("sample.regs_user.regs", regs.error().field);
+  EXPECT_EQ(kRegsAt + 8, regs.error().offset);
 }
 
 TEST(AttrCodecTest, RoundTripBothOrders) {

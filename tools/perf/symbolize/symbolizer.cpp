@@ -172,6 +172,7 @@ struct Symbolizer::Module {
   SymbolSource source = SymbolSource::kNone;
   std::vector<LoadSegment> segments;
   std::string debug_path;  // read by FindDebuginfo through the module userdata
+  std::string exec_path;   // the verified executable, when offsets_usable
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
   // False when only a debug-only file was found: ELF addresses can be symbolized (e.g. a
@@ -235,12 +236,14 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
     main = &*loc.exec;
     mod.segments = loc.exec->segments;
     mod.offsets_usable = true;
+    mod.exec_path = main->path;
   } else if (loc.debug) {
     main = &*loc.debug;
     // e.g. an unstripped file stored under .build-id/xx/yyyy.debug, or a vmlinux
     if (SegmentsDescribeFile(loc.debug->segments)) {
       mod.segments = loc.debug->segments;
       mod.offsets_usable = true;
+      mod.exec_path = main->path;
     }
   } else {
     mod.unusable = SymbolizeStatus::kNotFound;
@@ -497,6 +500,14 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
   r.status = SymbolizeStatus::kOk;
   mod.any_ok = true;
   return r;
+}
+
+std::optional<std::string> Symbolizer::ExecutablePath(const BuildId& id,
+                                                      const std::string& recorded_path) {
+  Module& mod = GetModule(id, recorded_path);
+  if (mod.exec_path.empty())
+    return std::nullopt;
+  return mod.exec_path;
 }
 
 SymbolSource Symbolizer::SourceOf(const BuildId& id) const {

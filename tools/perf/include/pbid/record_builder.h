@@ -37,6 +37,19 @@ RecordBytes BuildThrottle(const ThrottleRecord& t, const EventAttr* attr, bool s
 // Writes the fields attr.sample_type asks for (no READ, nothing past CALLCHAIN).
 Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
                                 const EventAttr& attr, bool swap = false);
+// The fields after the callchain, each written when attr.sample_type has its bit. The values
+// are written as given, so that a test can build a record that contradicts its attr.
+struct SampleTail {
+  std::vector<uint8_t> raw;    // PERF_SAMPLE_RAW: u32 size, then these bytes
+  uint64_t branch_hw_idx = 0;  // written when attr.branch_sample_type has BRANCH_HW_INDEX
+  std::vector<BranchEntry> branches;
+  uint64_t regs_abi = PERF_SAMPLE_REGS_ABI_64;
+  std::vector<uint64_t> regs;  // written unless regs_abi is PERF_SAMPLE_REGS_ABI_NONE
+  std::vector<uint8_t> stack;  // PERF_SAMPLE_STACK_USER: size, bytes, then dyn_size if any
+  uint64_t stack_dyn_size = 0;
+};
+Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
+                                const SampleTail& tail, const EventAttr& attr, bool swap = false);
 // PERF_RECORD_HEADER_BUILD_ID as perf 6.1 writes it: filename padded to 64 bytes, size in the
 // record (PERF_RECORD_MISC_BUILD_ID_SIZE). misc is PERF_RECORD_MISC_USER or _KERNEL.
 Result<RecordBytes> BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,

@@ -202,13 +202,87 @@ class CallchainView {
 // PERF_CONTEXT_* markers inside a callchain are >= this value.
 inline constexpr uint64_t kContextMax = PERF_CONTEXT_MAX;
 
-struct SampleRecord {    // PERF_RECORD_SAMPLE, the fields up to and including the callchain
+// PERF_SAMPLE_RAW: what the event put there (a tracepoint's fields, ...), in place and in the
+// byte order of the event's producer.
+struct RawView {
+  const uint8_t* data = nullptr;
+  uint32_t size = 0;
+};
+
+struct BranchEntry {  // struct perf_branch_entry; flags is the bitfield word as recorded
+  uint64_t from = 0, to = 0, flags = 0;
+};
+
+// PERF_SAMPLE_BRANCH_STACK's entries, read in place.
+class BranchStackView {
+ public:
+  BranchStackView() = default;
+  BranchStackView(const uint8_t* p, uint32_t n, bool swap) : p_(p), n_(n), swap_(swap) {}
+  uint64_t size() const { return n_; }
+  BranchEntry operator[](uint64_t i) const;
+
+ private:
+  const uint8_t* p_ = nullptr;
+  uint32_t n_ = 0;  // a record holds at most 64 KiB
+  bool swap_ = false;
+};
+
+// PERF_SAMPLE_REGS_USER: the registers attr.sample_regs_user selects, one value per bit in the
+// order of the bits (perf register numbers: arch/<arch>/include/uapi/asm/perf_regs.h), read in
+// place. abi is PERF_SAMPLE_REGS_ABI_NONE (no values: the sample hit a kernel thread), _32 or
+// _64, of the interrupted task; the decoder refuses any other.
+class RegsView {
+ public:
+  RegsView() = default;
+  RegsView(uint8_t abi, uint64_t mask, const uint8_t* p, uint8_t n, bool swap)
+      : p_(p), mask_(mask), abi_(abi), n_(n), swap_(swap) {}
+  uint64_t abi() const { return abi_; }
+  uint64_t mask() const { return mask_; }  // attr.sample_regs_user; 0 when absent
+  uint64_t size() const { return n_; }     // values present: 0 with ABI_NONE
+  uint64_t operator[](uint64_t i) const;   // the i-th value stored
+  // Register `reg` (a bit of mask), nullopt when the sample does not hold it.
+  std::optional<uint64_t> Get(unsigned reg) const;
+
+ private:
+  // Small: every sample carries one, used or not.
+  const uint8_t* p_ = nullptr;
+  uint64_t mask_ = 0;
+  uint8_t abi_ = PERF_SAMPLE_REGS_ABI_NONE;
+  uint8_t n_ = 0;
+  bool swap_ = false;
+};
+
+// PERF_SAMPLE_STACK_USER: a copy of the user stack from the sampled stack pointer up, in place.
+// The record holds `size` bytes (attr.sample_stack_user), of which the kernel filled the first
+// dyn_size; the rest is padding. Memory contents: never byte-swapped.
+struct StackView {
+  const uint8_t* data = nullptr;
+  uint32_t size = 0;  // a record holds at most 64 KiB
+  uint32_t dyn_size = 0;
+  uint32_t valid_size() const { return dyn_size < size ? dyn_size : size; }
+};
+
+struct SampleRecord {    // PERF_RECORD_SAMPLE, the fields up to PERF_SAMPLE_STACK_USER
   uint16_t cpumode = 0;  // header.misc & 7: PERF_RECORD_MISC_KERNEL, _USER, ...
+  // Where the fields after the callchain are in the record, offsets from its start (0 when
+  // absent): read them with the functions below. Only this much is kept, so that a sample
+  // without them (most are) costs no more to decode: every sample is decoded, several times.
+  struct TailPlaces {
+    uint16_t raw = 0, branch_stack = 0, regs_user = 0, stack_user = 0;
+  } tail;
   uint64_t ip = 0;
   uint64_t addr = 0;
   uint64_t period = 0;
   SampleId sample_id;  // pid/tid/time/id/stream_id/cpu of the sample
   CallchainView callchain;
+
+  // The fields after the callchain, read in place from what the decoder checked; r and attr
+  // are those the sample was decoded from. Empty views when the sample does not hold them.
+  RawView raw(const RecordView& r) const;
+  BranchStackView branch_stack(const RecordView& r, const EventAttr& attr) const;
+  uint64_t branch_hw_idx(const RecordView& r, const EventAttr& attr) const;  // 0 without one
+  RegsView regs_user(const RecordView& r, const EventAttr& attr) const;
+  StackView stack_user(const RecordView& r) const;
 };
 
 // PERF_RECORD_HEADER_BUILD_ID: one entry of the HEADER_BUILD_ID table, or the same record in

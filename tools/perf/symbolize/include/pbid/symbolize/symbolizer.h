@@ -129,6 +129,11 @@ class Symbolizer {
   Result<std::optional<uint64_t>> SymbolAddress(const BuildId& id, const std::string& recorded_path,
                                                 const std::string& name);
 
+  // The executable of the module with this build ID (an ELF whose program headers describe
+  // the file as mapped, e.g. for its unwind tables), found as SymbolizeOffset finds it, counted
+  // alike: std::nullopt when there is none anywhere.
+  std::optional<std::string> ExecutablePath(const BuildId& id, const std::string& recorded_path);
+
   // Where the module for this build ID was found (kNone before any lookup or if nowhere).
   SymbolSource SourceOf(const BuildId& id) const;
 
