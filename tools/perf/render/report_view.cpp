@@ -127,9 +127,8 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_m
     e.pid = s.pid;
     e.comm = s.comm;
     e.kernel_mark = kernel_mark;
-    e.hidden = !options_.comms.empty() &&
-               std::find(options_.comms.begin(), options_.comms.end(), profile_.Name(s.comm)) ==
-                   options_.comms.end();
+    e.hidden = !options_.comms.empty() && std::find(options_.comms.begin(), options_.comms.end(),
+                                                    profile_.Name(s.comm)) == options_.comms.end();
     entries_.push_back(std::move(e));
   }
   return it->second;
@@ -391,15 +390,26 @@ void WriteCoverage(const SampleCoverage& c, const SymbolizerCoverage& s, FILE* o
   fprintf(out, "#   user samples with a build ID: %.2f%%\n",
           user == 0 ? 0.0 : 100.0 * static_cast<double>(with_id) / static_cast<double>(user));
   fprintf(out, "#   kernel symbols: %s\n", c.kallsyms_note.c_str());
+  if (c.unwound != 0) {
+    // Where the unwinding of each sample's user stack stopped: only "complete" reached the
+    // outermost frame.
+    fprintf(out,
+            "#   DWARF unwinding: %" PRIu64 " samples; complete %" PRIu64 ", no CFI %" PRIu64
+            ", no ELF for the build ID %" PRIu64 ", stack copy too short %" PRIu64
+            ", other %" PRIu64 "\n",
+            c.unwound, c.unwind_stops[0], c.unwind_stops[1], c.unwind_stops[2], c.unwind_stops[3],
+            c.unwind_stops[4]);
+  }
   auto mods = [&](SymbolSource src) {
     auto it = s.modules_by_source.find(src);
     return it == s.modules_by_source.end() ? 0 : it->second;
   };
   fprintf(out,
           "#\n# Symbols by build ID (modules): path %d, .build-id dir %d, debug-dir %d, "
-          "debuginfod %d, unsymbolized %d\n",
+          "debuginfod %d, running vdso %d, unsymbolized %d\n",
           mods(SymbolSource::kPath), mods(SymbolSource::kBuildIdDir), mods(SymbolSource::kDebugDir),
-          mods(SymbolSource::kDebuginfod), mods(SymbolSource::kNone));
+          mods(SymbolSource::kDebuginfod), mods(SymbolSource::kRunningVdso),
+          mods(SymbolSource::kNone));
   fprintf(out, "#   recorded path with another build ID (mismatch, not used): %d\n",
           s.path_mismatches);
   fprintf(out, "#   recorded path missing: %d\n", s.path_missing);

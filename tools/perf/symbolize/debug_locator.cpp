@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "debug_locator.h"
 
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
 
 namespace pbid {
 
@@ -12,7 +18,39 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// The vDSO the kernel mapped into this process, as a file (a memfd): libdwfl reads files. Its
+// size is where its program headers' and section headers' contents end. -1 without one.
+int CopyRunningVdso() {
+  const auto* base = reinterpret_cast<const uint8_t*>(getauxval(AT_SYSINFO_EHDR));
+  if (base == nullptr || memcmp(base, ELFMAG, SELFMAG) != 0 || base[EI_CLASS] != ELFCLASS64)
+    return -1;
+  Elf64_Ehdr eh;
+  memcpy(&eh, base, sizeof(eh));
+  uint64_t size = eh.e_shoff + static_cast<uint64_t>(eh.e_shnum) * eh.e_shentsize;
+  for (unsigned i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    memcpy(&ph, base + eh.e_phoff + static_cast<uint64_t>(i) * eh.e_phentsize, sizeof(ph));
+    size = std::max<uint64_t>(size, ph.p_offset + ph.p_filesz);
+  }
+  // A vDSO is a few pages; anything else is not one to copy.
+  if (size == 0 || size > (1u << 20))
+    return -1;
+  int fd = memfd_create("vdso", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  if (write(fd, base, size) != static_cast<ssize_t>(size)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
+
+DebugLocator::~DebugLocator() {
+  if (vdso_fd_ >= 0)
+    close(vdso_fd_);
+}
 
 std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id, const char* suffix) {
   std::string hex = id.ToHex();
@@ -73,6 +111,17 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
   }
   if (m.exec && m.exec->has_dwarf)
     m.debug = m.exec;
+
+  // The vDSO has no file: the running kernel's, if it is the recorded one (a report on the
+  // machine and kernel that recorded).
+  if (!m.exec && recorded_path == "[vdso]") {
+    if (!vdso_tried_) {
+      vdso_tried_ = true;
+      vdso_fd_ = CopyRunningVdso();
+    }
+    if (vdso_fd_ >= 0)
+      m.exec = Verify("/proc/self/fd/" + std::to_string(vdso_fd_), id, SymbolSource::kRunningVdso);
+  }
 
   // 2 and 3. .build-id directories: xx/yyyy.debug is the debug file, xx/yyyy the executable.
   for (const auto& [dir, source] : build_id_dirs_) {

@@ -40,6 +40,7 @@ class DebugLocator {
   LocatedModule Locate(const BuildId& id, const std::string& recorded_path);
 
   const DebuginfodClient* debuginfod() const { return debuginfod_.get(); }
+  ~DebugLocator();
 
  private:
   explicit DebugLocator(const SymbolizerOptions& options) : options_(options) {}
@@ -50,6 +51,8 @@ class DebugLocator {
   SymbolizerOptions options_;
   std::vector<std::pair<std::string, SymbolSource>> build_id_dirs_;
   std::unique_ptr<DebuginfodClient> debuginfod_;
+  bool vdso_tried_ = false;
+  int vdso_fd_ = -1;  // a copy of the running kernel's vDSO, made when a [vdso] is looked up
 };
 
 // "<dir>/xx/yyyy" for a .build-id directory (the executable link in that layout).

@@ -14,6 +14,7 @@
 #include "pbid/session.h"
 #include "pbid/symbolize/kernel_symbols.h"
 #include "pbid/symbolize/pprof_writer.h"
+#include "pbid/symbolize/unwinder.h"
 
 namespace pbid {
 
@@ -69,6 +70,9 @@ struct Report::Impl {
   std::unique_ptr<Session> session;
   std::unique_ptr<KernelSymbols> kernel;
   std::unique_ptr<PprofBuilder> pprof;
+  // For DWARF call graphs (user registers and a copy of the user stack in each sample): the
+  // user frames come from unwinding that copy with the ELF found by build ID.
+  std::unique_ptr<Unwinder> unwinder;
   Profile profile;
   SymbolDetail detail = SymbolDetail::kFunction;
   // Every user address symbolized, by module: a few hundred bytes per distinct address of the
@@ -237,6 +241,27 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
       ips.emplace_back(a, in_kernel);
     }
   }
+  if (unwinder && options.callchains &&
+      (attr->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
+          (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+    RegsView regs = s.regs_user(ctx.record, *attr);
+    StackView stack = s.stack_user(ctx.record);
+    if (regs.abi() != PERF_SAMPLE_REGS_ABI_NONE && regs.size() != 0) {
+      UnwindResult u = unwinder->Unwind(pid, regs, stack,
+                                        [&](uint64_t a) { return session->Find(pid, a, false); });
+      if (!u.ips.empty()) {
+        // The kernel's frames stay; the user part of the chain (its sampled ip, as the
+        // kernel gives it with exclude_callchain_user) is what was unwound.
+        while (!ips.empty() && !ips.back().second)
+          ips.pop_back();
+        for (uint64_t a : u.ips) {
+          if (ips.size() >= kMaxFrames)
+            break;
+          ips.emplace_back(a, false);
+        }
+      }
+    }
+  }
   if (ips.empty())
     ips.emplace_back(s.ip, kernel_mode);
 
@@ -308,10 +333,19 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   const std::vector<EventAttr>& attrs = reader.attrs();
   if (attrs.empty())
     return Error("attrs", "perf.data has no events");
+  const uint64_t kDwarf = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   for (const EventAttr& a : attrs) {
     EventProfile e;
     e.name = EventName(a);
-    e.callchains = options.callchains && (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+    const bool dwarf = (a.attr.sample_type & kDwarf) == kDwarf;
+    e.callchains =
+        options.callchains && ((a.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 || dwarf);
+    if (dwarf && options.callchains && !im.unwinder) {
+      auto u = Unwinder::Create(im.symbolizer.get());
+      if (!u.ok())
+        return u.error();
+      im.unwinder = std::move(*u);
+    }
     im.profile.events().push_back(std::move(e));
   }
   if (options.want_pprof) {
@@ -350,6 +384,12 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
   // overruns, a count of events, not of samples.
   cov.lost = im.session->stats().lost_samples;
+  if (im.unwinder) {
+    const UnwindStats& u = im.unwinder->stats();
+    cov.unwound = u.samples;
+    for (size_t i = 0; i < kUnwindStops; i++)
+      cov.unwind_stops[i] = u.by_stop[i];
+  }
   cov.kallsyms_used = im.kernel->kallsyms_used();
   cov.kallsyms_note = im.kernel->note();
   if (im.pprof && last_time > first_time) {

@@ -31,6 +31,7 @@ const char* SymbolSourceName(SymbolSource s) {
     case SymbolSource::kBuildIdDir: return ".build-id dir";
     case SymbolSource::kDebugDir: return "debug-dir";
     case SymbolSource::kDebuginfod: return "debuginfod";
+    case SymbolSource::kRunningVdso: return "running vdso";
   }
   return "none";
 }
@@ -63,6 +64,42 @@ std::string Demangle(const char* name) {
   std::string s(d);
   free(d);
   return s;
+}
+
+// A demangled name without its return type and parameters, as perf shows C++ functions
+// ("ns::f<int>", not "void ns::f<int>(int) const"): what is outside the name at its top level.
+std::string WithoutSignature(const std::string& d) {
+  int angle = 0, paren = 0;
+  size_t name_start = 0, params = std::string::npos;
+  for (size_t i = 0; i < d.size(); i++) {
+    char c = d[i];
+    // "operator<", "operator()" and the like are names, not brackets.
+    if (d.compare(i, 8, "operator") == 0) {
+      size_t j = i + 8;
+      while (j < d.size() && (d[j] == '<' || d[j] == '>' || d[j] == '(' || d[j] == ')' ||
+                              d[j] == '=' || d[j] == '-'))
+        j++;
+      i = j - 1;
+      continue;
+    }
+    if (c == '<') {
+      angle++;
+    } else if (c == '>') {
+      angle--;
+    } else if (c == '(') {
+      // "(anonymous namespace)" is part of the name.
+      if (paren == 0 && angle == 0 && d.compare(i, 21, "(anonymous namespace)") != 0)
+        params = i;
+      paren++;
+    } else if (c == ')') {
+      paren--;
+    } else if (c == ' ' && angle == 0 && paren == 0 && params == std::string::npos) {
+      name_start = i + 1;
+    }
+  }
+  if (params == std::string::npos || angle != 0 || paren != 0)
+    return d;
+  return d.substr(name_start, params - name_start);
 }
 
 // libdwfl asks this for the debug file of a module; the path was chosen (and its build ID
@@ -395,7 +432,7 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
   if (function_only) {
     if (const char* sym_name = elf_symbol()) {
       SourceFrame fr;
-      fr.function = Demangle(sym_name);
+      fr.function = WithoutSignature(Demangle(sym_name));
       if (fr.function != sym_name)
         fr.linkage_name = sym_name;
       r.frames.push_back(std::move(fr));

@@ -6,6 +6,7 @@
 #ifndef PBID_SYMBOLIZE_REPORT_H_
 #define PBID_SYMBOLIZE_REPORT_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "pbid/result.h"
 #include "pbid/symbolize/profile.h"
 #include "pbid/symbolize/symbolizer.h"
+#include "pbid/symbolize/unwinder.h"
 
 namespace pbid {
 
@@ -42,6 +44,11 @@ struct SampleCoverage {
   uint64_t kernel = 0;         // kernel-mode samples
   uint64_t unmapped = 0;       // user ip outside every known mapping
   uint64_t lost = 0;           // PERF_RECORD_LOST_SAMPLES total, as perf's Total Lost Samples
+  // DWARF call graphs: samples whose user stack was unwound, and where each unwinding stopped
+  // (indexed by UnwindStop: complete, no CFI, no ELF for the build ID, stack copy too short,
+  // other).
+  uint64_t unwound = 0;
+  std::array<uint64_t, kUnwindStops> unwind_stops{};
   bool kallsyms_used = false;
   std::string kallsyms_note;  // why kernel symbols are (not) shown
 };

@@ -9,7 +9,9 @@
 //      another ID is counted as a mismatch and never used: it would give wrong symbols);
 //   2. <build_id_root>/.build-id/xx/yyyy(.debug), /usr/lib/debug by default;
 //   3. each debug dir, same layout;
-//   4. debuginfod (libdebuginfod; DEBUGINFOD_URLS or an explicit URL), with a negative cache.
+//   4. debuginfod (libdebuginfod; DEBUGINFOD_URLS or an explicit URL), with a negative cache;
+//   for "[vdso]", first the vDSO this process has from the running kernel, if its build ID is
+//   the recorded one (the vDSO has no file; perf keeps a copy in its build-ID cache).
 // An executable with DWARF needs nothing more; otherwise the debug file comes from the first
 // place that has it. Turning a file offset into an address needs the executable's program
 // headers (a --only-keep-debug file has no valid p_offset), so the executable is searched for
@@ -31,11 +33,12 @@ namespace pbid {
 
 // Where a module's symbols came from. The coverage summary counts modules by this.
 enum class SymbolSource : uint8_t {
-  kNone = 0,    // nothing usable found
-  kPath,        // the recorded path (its build ID matched)
-  kBuildIdDir,  // <build_id_root>/.build-id
-  kDebugDir,    // a --debug-dir
-  kDebuginfod,  // a debuginfod server
+  kNone = 0,     // nothing usable found
+  kPath,         // the recorded path (its build ID matched)
+  kBuildIdDir,   // <build_id_root>/.build-id
+  kDebugDir,     // a --debug-dir
+  kDebuginfod,   // a debuginfod server
+  kRunningVdso,  // the vDSO of the kernel this runs on, when its build ID is the recorded one
 };
 const char* SymbolSourceName(SymbolSource s);  // "path", ".build-id", "debug-dir", ...
 
