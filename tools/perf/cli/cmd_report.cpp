@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // perf-buildid report: the command-line front end of pbid::Report.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -273,6 +274,14 @@ int pbid_cmd_report(int argc, char** argv) {
   // The flat table reads no callchain, as perf with -g none does not.
   opts.callchains = format != "table" || view.call_graph.mode != pbid::render::GraphMode::kNone ||
                     view.children.value_or(false);
+
+  // What the views show decides what the profile keeps apart.
+  auto sorted_by = [&](pbid::render::SortKey k) {
+    return std::find(view.sort_keys.begin(), view.sort_keys.end(), k) != view.sort_keys.end();
+  };
+  opts.keep_pid = format != "table" || sorted_by(pbid::render::SortKey::kPid);
+  opts.keep_comm = format != "table" || opts.keep_pid || !view.comms.empty() ||
+                   sorted_by(pbid::render::SortKey::kComm);
 
   auto reader = pbid::cli::OpenInput(input);
   if (!reader.ok())

@@ -85,6 +85,7 @@ struct Report::Impl {
   };
   std::unordered_map<uint64_t, KernelFrame> kernel_cache;
   uint32_t unknown_dso = 0;
+  uint32_t empty_comm = 0;
 
   void AddUser(const Mapping& m, uint64_t ip, bool leaf);
   uint32_t Unnamed(uint32_t dso, uint64_t address, FrameKind kind);
@@ -294,7 +295,9 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     cov.unmapped++;
   }
 
-  profile.Add(ev, pid, profile.names().Id(session->CommOf(pid)), frames, self_frame, 1, period);
+  profile.Add(ev, options.keep_pid ? pid : 0,
+              options.keep_comm ? profile.names().Id(session->CommOf(pid)) : empty_comm, frames,
+              self_frame, 1, period);
 
   if (pprof) {
     std::vector<int64_t> values(attrs.size() + 1, 0);
@@ -328,6 +331,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.session = std::make_unique<Session>(reader);
   im.kernel = std::make_unique<KernelSymbols>(reader, *im.symbolizer, options.kallsyms_path);
   im.unknown_dso = im.profile.names().Id("[unknown]");
+  im.empty_comm = im.profile.names().Id("");
   SampleCoverage& cov = rep->coverage_;
 
   const std::vector<EventAttr>& attrs = reader.attrs();

@@ -27,7 +27,8 @@ void AddSectionBounds(Elf* elf, Dwarf_Addr bias, std::vector<Dwarf_Addr>* bounds
 
 }  // namespace
 
-SymbolStretches::SymbolStretches(Dwfl_Module* mod) : mod_(mod) {}
+SymbolStretches::SymbolStretches(Dwfl_Module* mod, Elf* debug_elf)
+    : mod_(mod), debug_elf_(debug_elf) {}
 
 void SymbolStretches::Build() {
   built_ = true;
@@ -84,9 +85,9 @@ void SymbolStretches::Build() {
   std::sort(sizeless_globals_.begin(), sizeless_globals_.end());
   Dwarf_Addr bias = 0;
   AddSectionBounds(dwfl_module_getelf(mod_, &bias), bias, &bounds_);
-  Dwarf_Addr debug_bias = 0;
-  if (Dwarf* dw = dwfl_module_getdwarf(mod_, &debug_bias))
-    AddSectionBounds(dwarf_getelf(dw), debug_bias, &bounds_);
+  // A separate debug file has the sections at the addresses of the file it was split from.
+  if (debug_elf_ != nullptr)
+    AddSectionBounds(debug_elf_, bias, &bounds_);
   const size_t points = bounds_.size();
   for (size_t i = 0; i < points; i++)
     bounds_.push_back(bounds_[i] + 1);

@@ -33,13 +33,22 @@ namespace pbid {
 class SymbolStretches {
  public:
   // mod must outlive this object; names returned point into its string tables.
-  explicit SymbolStretches(Dwfl_Module* mod);
+  // debug_elf: the module's separate debug file, when it has one (its section bounds count,
+  // as libdwfl counts them); read through libelf, not through libdw, so that naming by symbol
+  // never decompresses the file's DWARF. May be null.
+  explicit SymbolStretches(Dwfl_Module* mod, Elf* debug_elf = nullptr);
 
   // The symbol libdwfl's dwfl_module_addrinfo gives for addr (module address, bias included),
   // or nullptr when it gives none.
   const char* Name(Dwarf_Addr addr);
 
   size_t dwfl_lookups() const { return lookups_; }
+  // The module has no symbol that could name an address.
+  bool empty() {
+    if (!built_)
+      Build();
+    return sized_.empty() && sizeless_.empty();
+  }
 
  private:
   // A symbol libdwfl may name, with a size.
@@ -56,6 +65,7 @@ class SymbolStretches {
   std::optional<const char*> Covering(Dwarf_Addr addr) const;
 
   Dwfl_Module* mod_;
+  Elf* debug_elf_;
   bool built_ = false;
   bool plain_ = true;         // values are st_value + bias: Covering may answer
   int first_global_ = 0;      // libdwfl searches from here to the end first, the locals after

@@ -217,12 +217,32 @@ struct Symbolizer::Module {
   bool offsets_usable = false;
   bool any_ok = false;  // at least one lookup named something: counted in the coverage
   std::unique_ptr<SymbolStretches> symbols;  // made on the first lookup
+  // The separate debug file (debug_path) through libelf only: its section headers, without
+  // the DWARF libdw would decompress. Opened on the first call.
+  Elf* DebugElf() {
+    if (!debug_elf_tried) {
+      debug_elf_tried = true;
+      if (!debug_path.empty()) {
+        debug_fd = open(debug_path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (debug_fd >= 0)
+          debug_elf = elf_begin(debug_fd, ELF_C_READ_MMAP, nullptr);
+      }
+    }
+    return debug_elf;
+  }
+  bool debug_elf_tried = false;
+  int debug_fd = -1;
+  Elf* debug_elf = nullptr;
   // SymbolDetail::kFunction answers: the address ranges of functions DWARF named, by start.
   std::map<Dwarf_Addr, FunctionRange> function_ranges;
 
   ~Module() {
     if (dwfl != nullptr)
       dwfl_end(dwfl);
+    if (debug_elf != nullptr)
+      elf_end(debug_elf);
+    if (debug_fd >= 0)
+      close(debug_fd);
   }
 };
 
@@ -422,7 +442,7 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
   // new stretch of addresses costs libdwfl a walk of the whole symbol table.
   auto elf_symbol = [&]() -> const char* {
     if (!mod.symbols)
-      mod.symbols = std::make_unique<SymbolStretches>(mod.mod);
+      mod.symbols = std::make_unique<SymbolStretches>(mod.mod, mod.DebugElf());
     return mod.symbols->Name(addr);
   };
 
@@ -438,6 +458,13 @@ Result<Symbolization> Symbolizer::Describe(Module& mod, uint64_t vaddr,
       r.frames.push_back(std::move(fr));
       r.status = SymbolizeStatus::kOk;
       mod.any_ok = true;
+      return r;
+    }
+    // An address no symbol covers in a module that has symbols is code perf does not name
+    // either (padding, PLT stubs, hand-written assembly): DWARF, read only for it, would
+    // cost more than all the named addresses.
+    if (!mod.symbols->empty()) {
+      r.status = SymbolizeStatus::kNoSymbol;
       return r;
     }
   }

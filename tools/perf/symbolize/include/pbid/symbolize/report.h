@@ -31,6 +31,10 @@ struct ReportOptions {
   bool callchains = true;
   // Inlined code as frames of its own, innermost first (perf report --inline).
   bool inline_frames = false;
+  // Keep stacks apart by process and by command. A view that shows neither (a table sorted
+  // by dso and sym) aggregates more and keeps less without them: pid 0 and an empty command.
+  bool keep_pid = true;
+  bool keep_comm = true;
 };
 
 // How many samples fell in mappings whose build ID came from each source.
