@@ -156,7 +156,9 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     // the sample's own entry the address within the mapping.
     uint32_t dso = profile.names().Id(Basename(m.path));
     FrameKind kind = m.build_id ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
-    frames.push_back(Unnamed(dso, ip, kind));
+    // Without call chains the stack is the sample's own entry (below): no second frame.
+    if (options.callchains)
+      frames.push_back(Unnamed(dso, ip, kind));
     if (leaf)
       self_frame = Unnamed(dso, offset, kind);
   }
@@ -295,6 +297,9 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
     cov.unmapped++;
   }
 
+  // Without call chains (a flat table) the stack is the frame the table shows.
+  if (!options.callchains)
+    frames.assign(1, self_frame);
   profile.Add(ev, options.keep_pid ? pid : 0,
               options.keep_comm ? profile.names().Id(session->CommOf(pid)) : empty_comm, frames,
               self_frame, 1, period);

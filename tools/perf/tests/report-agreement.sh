@@ -83,5 +83,49 @@ for data in perf.data ours.data; do
 		done
 	done
 done
+# The flame graph of perf-buildid's recording in headless Chromium: the widths of the commands
+# at the root, the hover text, zoom and search that flamegraph-browser.sh checks, expected from
+# report's own folded stacks of the same file.
+"$PB" report -i ours.data --no-debuginfod --format folded >ours.folded
+"$PB" report -i ours.data --no-debuginfod --format flamegraph -o ours.svg 2>/dev/null
+awk '
+function commas(n,   s) {
+	s = sprintf("%d", n)
+	while (s ~ /[0-9][0-9][0-9][0-9]/)
+		sub(/[0-9][0-9][0-9]([,]|$)/, ",&", s)
+	return s
+}
+{
+	count = $NF
+	sub(/ [0-9]+$/, "")
+	total += count
+	n = split($0, f, ";")
+	root[f[1]] += count
+	for (i = 2; i <= n; i++)
+		if (f[i] == "pbid_work_spin") {
+			spin += count
+			break
+		}
+}
+END {
+	for (r in root)
+		if (top == "" || root[r] > root[top])
+			top = r
+	for (r in root)
+		if (root[r] * 200 >= total)  # 0.5% and more: wide enough to be drawn and found
+			printf "frame\t%s\t%.4f\n", r, root[r] / total
+	printf "hover\t%s\t%s (user, %s samples, %.2f%%)\n", top, top, commas(root[top]),
+		100 * root[top] / total
+	printf "zoom\t%s\n", top
+	printf "search\t^pbid_work_spin$\t%.2f\n", 100 * spin / total
+}' ours.folded >ours.expect
+if "$HERE/flamegraph-browser.sh" ours.svg ours.png ours.expect >flamegraph.log 2>&1; then
+	echo "ok: the flame graph of ours.data in Chromium: $(grep -c . ours.expect) checks (screenshot $OUT/ours.png)"
+else
+	echo "FAIL: the flame graph of ours.data in Chromium"
+	sed 's/^/    /' ours.expect flamegraph.log
+	fail=1
+fi
+
 echo "agreement with perf: $total_entries entries and $total_branches call-graph branches compared; largest difference $worst; $total_one shown by one side only (each below 0.5%)"
 exit "$fail"
