@@ -89,6 +89,7 @@ struct Report::Impl {
 
   void AddUser(const Mapping& m, uint64_t ip, bool leaf);
   uint32_t Unnamed(uint32_t dso, uint64_t address, FrameKind kind);
+  uint32_t CommId(int32_t pid);
   void AddKernel(uint64_t ip);
   void AddUnmapped(uint64_t ip);
   uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind,
@@ -101,6 +102,12 @@ struct Report::Impl {
   std::vector<uint64_t> locs;
   uint32_t self_frame = 0;  // the sample's own entry (ProfileStack::self)
 };
+
+// A sample of a task the kernel no longer gives a pid (it was exiting) has pid -1; perf's
+// report names such a thread ":-1", as any thread it has no command for.
+uint32_t Report::Impl::CommId(int32_t pid) {
+  return profile.names().Id(pid < 0 ? ":" + std::to_string(pid) : session->CommOf(pid));
+}
 
 uint32_t Report::Impl::Unnamed(uint32_t dso, uint64_t address, FrameKind kind) {
   ProfileFrame f;
@@ -301,7 +308,7 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   if (!options.callchains)
     frames.assign(1, self_frame);
   profile.Add(ev, options.keep_pid ? pid : 0,
-              options.keep_comm ? profile.names().Id(session->CommOf(pid)) : empty_comm, frames,
+              options.keep_comm ? CommId(pid) : empty_comm, frames,
               self_frame, 1, period);
 
   if (pprof) {

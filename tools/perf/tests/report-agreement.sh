@@ -83,6 +83,31 @@ for data in perf.data ours.data; do
 		done
 	done
 done
+# Pipe mode: perf's stream read from standard input by both. perf decides the children view
+# before it sees a sample and leaves it off on a pipe, so the views compared are without it.
+if ! "$PERF" record -N --buildid-mmap -a -g -F 999 -o - -- sh -c "$run_workload" "$WORKLOAD" \
+	>pipe.data 2>record-pipe.log; then
+	echo "FAIL: perf record -o -: $(tail -3 record-pipe.log)"
+	exit 1
+fi
+for view in "--no-children -g graph,0.5,caller" "--no-children -g folded,0.5,callee" \
+	"--no-children -g fractal"; do
+	name="pipe-$(printf '%s' "$view" | tr -c 'a-z0-9' '_')"
+	# shellcheck disable=SC2086 # the view is a list of words
+	"$PERF" report -i - --stdio -n --no-inline --comms pbid-workload,swapper \
+		--sort comm,dso,sym $view <pipe.data >"$name.perf" 2>"$name.perf.err"
+	# shellcheck disable=SC2086
+	"$PB" report -i - --no-debuginfod --comms pbid-workload,swapper \
+		--sort comm,dso,sym $view <pipe.data >"$name.ours" 2>"$name.ours.err"
+	if "$HERE/report-agreement.py" "$name.perf" "$name.ours" >"$name.diff"; then
+		echo "ok: pipe mode, -i - $view: $(tail -1 "$name.diff")"
+	else
+		echo "FAIL: pipe mode, -i - $view: $(tail -1 "$name.diff")"
+		head -20 "$name.diff" | sed 's/^/    /'
+		fail=1
+	fi
+done
+
 # The flame graph of perf-buildid's recording in headless Chromium: the widths of the commands
 # at the root, the hover text, zoom and search that flamegraph-browser.sh checks, expected from
 # report's own folded stacks of the same file.
