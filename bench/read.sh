@@ -78,6 +78,21 @@ record_pbid() {
 	echo "$f"
 }
 
+# record_dwarf: a file recorded by perf with DWARF call graphs (--call-graph dwarf: each sample
+# holds the user registers and 8 KiB of the user stack) under the same load, for 4 seconds.
+record_dwarf() {
+	local f=$datadir/perf-dwarf-4s.data
+	if [ ! -s "$f" ]; then
+		echo "bench: recording $f" >&2
+		perf record -q -a --call-graph dwarf --buildid-mmap -F 1000 -m 256 -o "$f.tmp" \
+			-- "$root/bench/workload.sh" 4 "$seed" >/dev/null 2>"$work/record.log" ||
+			{ cat "$work/record.log" >&2; die "perf record --call-graph dwarf failed"; }
+		echo "$seed" >"$f.seed"
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
 # shape FILE: one row of the shape table. Records by type from perf's own count (`perf report
 # --stats`: the records of the data section, each type once); processes (those that mapped
 # something) and mappings from perf-buildid's replay.
@@ -137,6 +152,7 @@ pair() {
 files=()
 for s in $sizes; do files+=("$(record_perf "$s")"); done
 files+=("$(record_pbid)")
+dwarf_file=$(record_dwarf)
 
 printf 'command\tfile\tmb\ttool\twall_s\tcpu_s\trss_kb\n' >"$tsv"
 {
@@ -163,6 +179,14 @@ for f in "${files[@]}"; do
 			"$(dirname "$0")/perf-folded.sh $f"
 	fi
 done
+
+# The DWARF recording: report unwinds every sample's user stack (libdw, the ELF by build ID),
+# perf unwinds it too (its libdw or libunwind); the same view on both sides.
+shape "$dwarf_file" >>"$work/shapes"
+mb=$(awk -v b="$(stat -c %s "$dwarf_file")" 'BEGIN { printf "%.1f", b / 1e6 }')
+echo "bench: reading $(basename "$dwarf_file") ($mb MB)" >&2
+pair report-dwarf "$dwarf_file" "$pbid report --stdio --children --sort comm,dso,sym -i $dwarf_file" \
+	"perf report --stdio --children --no-inline -i $dwarf_file"
 
 awk -F '\t' -v perfv="$perf_version" "$BENCH_AWK_STATS"'
 NR == 1 { next }

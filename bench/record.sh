@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record.sh [-n ROUNDS] [-S STORMS] [-F HZ] [-m PAGES] [-s STORM_SECS] [-w WORK_MB]
-#           [-r RATE] [-t "STALL_MS..."] [-o OUT.md]
+#           [-r RATE] [-t "STALL_MS..."] [-G "CALL-GRAPH ARGS"] [-o OUT.md]
 #
 # What recording costs, perf-buildid record against perf record --buildid-mmap, with the same
 # frequency (-F) and ring buffer size (-m), the tools alternating in one invocation:
@@ -23,13 +23,15 @@
 #      each STALL_MS in turn after every stall_every ms it runs (bench/src/stall), a drain
 #      held off as a loaded host holds it off. What a ring loses then depends on the room it
 #      leaves for the gap, so the lengths run from one both tools survive to one neither does.
+# -G gives both tools the same call-graph arguments for every run, storms included (default:
+# -g for the CPU work, none for the storms), e.g. -G "--call-graph dwarf".
 # Writes OUT.md (default build/bench/record.md) and the raw measurements beside it (.tsv).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 root=$BENCH_ROOT
 runs=15 storms=5 freq=4000 pages=128 out=$root/build/bench/record.md storm_secs=3 work_mb=500
-rate=40000 stall_lengths="40 70 100" stall_every=200
-while getopts "n:S:F:m:o:s:w:r:t:" o; do
+rate=40000 stall_lengths="40 70 100" stall_every=200 cg_args=""
+while getopts "n:S:F:m:o:s:w:r:t:G:" o; do
 	case $o in
 	n) runs=$OPTARG ;;
 	S) storms=$OPTARG ;;
@@ -40,6 +42,7 @@ while getopts "n:S:F:m:o:s:w:r:t:" o; do
 	w) work_mb=$OPTARG ;;
 	r) rate=$OPTARG ;;
 	t) stall_lengths=$OPTARG ;;
+	G) cg_args=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -49,6 +52,11 @@ read -r -a stalls <<<"$stall_lengths"
 for ms in "${stalls[@]}"; do [[ $ms =~ ^[1-9][0-9]*$ ]] || die "-t: not a length in ms: $ms"; done
 pbid=$PBID
 [ -x "$pbid" ] || die "no $pbid (make perf-buildid)"
+cpu_cg=(-g) storm_cg=()
+if [ -n "$cg_args" ]; then
+	read -r -a cpu_cg <<<"$cg_args"
+	storm_cg=("${cpu_cg[@]}")
+fi
 mkdir -p "$(dirname "$out")"
 tsv=${out%.md}.tsv
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-record.XXXXXX")
@@ -79,8 +87,8 @@ run_cpu() {
 	local timed=(/usr/bin/time -f '%U %S' -o "$total")
 	case $tool in
 	none) "${timed[@]}" "$work/cpu.sh" "$t" ;;
-	perf) "${timed[@]}" perf record -q -g --buildid-mmap -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
-	perf-buildid) "${timed[@]}" "$pbid" record -q -g -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
+	perf) "${timed[@]}" perf record -q "${cpu_cg[@]}" --buildid-mmap -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
+	perf-buildid) "${timed[@]}" "$pbid" record -q "${cpu_cg[@]}" -F "$freq" -m "$pages" -o "$work/p.data" -- "$work/cpu.sh" "$t" ;;
 	esac >/dev/null 2>"$work/err" || { cat "$work/err" >&2; die "$tool: the CPU workload failed"; }
 	# $t: the workload's wall, user and sys; $total: the whole command's user and sys.
 	local wall own cores
@@ -97,7 +105,7 @@ run_storm() {
 	perf) rec=(perf record -q --buildid-mmap) ;;
 	perf-buildid) rec=("$pbid" record -q) ;;
 	esac
-	rec+=(-F "$freq" -m "$pages" -o "$f" --)
+	rec+=("${storm_cg[@]}" -F "$freq" -m "$pages" -o "$f" --)
 	storm=("$work/mmap_storm" "$storm_secs" "${storm_files[@]}")
 	if [ "$kind" = stalled ]; then
 		rec=("$work/stall" "$ms" "$stall_every" "${rec[@]}")
@@ -136,7 +144,7 @@ for ((r = 1; r <= storms; r++)); do
 	done
 done
 
-awk -F '\t' -v runs="$runs" -v storms="$storms" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
+awk -F '\t' -v cg="$cg_args" -v runs="$runs" -v storms="$storms" -v freq="$freq" -v pages="$pages" -v mb="$work_mb" -v ss="$storm_secs" \
 	-v rate="$rate" -v stalls="$stall_lengths" -v every="$stall_every" \
 	"$BENCH_AWK_STATS"'
 $1 == "cpu" {
@@ -190,6 +198,9 @@ END {
 			k = (j == 0 ? "storm" SUBSEP : "stalled" SUBSEP ms[j]) SUBSEP tools[i]
 			printf "| %s | %s | %d | %d | %d | %d of %d | %d |\n", (j == 0 ? "as fast as it goes" : "stalled " ms[j] " ms"), tools[i], median(maps[k]), median(mm[k]), median(lost[k]), lruns[k], storms, lsum[k]
 		}
-	printf "\nBoth with -F %d -m %d, perf with --buildid-mmap; -g for the CPU-bound work, not for the storms.\n", freq, pages
+	if (cg == "")
+		printf "\nBoth with -F %d -m %d, perf with --buildid-mmap; -g for the CPU-bound work, not for the storms.\n", freq, pages
+	else
+		printf "\nBoth with -F %d -m %d %s, perf with --buildid-mmap, for the CPU-bound work and the storms.\n", freq, pages, cg
 }' "$tsv" >"$out"
 cat "$out"

@@ -12,14 +12,17 @@ smoke=0
 if [ "$smoke" = 1 ]; then
 	outdir=${1:-$root/build/bench-smoke}
 	read_args=(-n 1 -s 16 -R 16) record_args=(-n 1 -S 1 -s 1 -w 100 -t 70) mmap_args=(-n 2000 -r 3 -b 1)
+	dwarf_args=(-n 1 -S 1 -s 1 -w 100 -t 70)
 else
 	outdir=${1:-$root/bench}
-	read_args=() record_args=() mmap_args=()
+	read_args=() record_args=() mmap_args=() dwarf_args=(-n 8 -S 3)
 fi
 mkdir -p "$outdir" "$root/build/bench"
 
 "$root/bench/read.sh" "${read_args[@]}" -o "$root/build/bench/read.md" >/dev/null
 "$root/bench/record.sh" "${record_args[@]}" -o "$root/build/bench/record.md" >/dev/null
+"$root/bench/record.sh" "${dwarf_args[@]}" -G "--call-graph dwarf" \
+	-o "$root/build/bench/record-dwarf.md" >/dev/null
 "$root/bench/kernel-mmap.sh" "${mmap_args[@]}" -o "$root/build/bench/kernel-mmap.md" >/dev/null
 [ -f "$root/build/bench/read.svg" ] && cp "$root/build/bench/read.svg" "$outdir/read.svg"
 
@@ -53,11 +56,17 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "                                       perf report --stdio --children --no-inline -i FILE"
 	echo "perf-buildid report --format folded -i FILE"
 	echo "                                       perf script -F comm,ip,sym -i FILE | awk -f bench/fold-perf-script.awk"
+	echo "perf-buildid report --stdio --children --sort comm,dso,sym -i perf-dwarf-4s.data"
+	echo "                                       perf report --stdio --children --no-inline -i perf-dwarf-4s.data"
 	echo '```'
 	echo
 	echo "## Recording"
 	echo
 	cat "$root/build/bench/record.md"
+	echo
+	echo "### With DWARF call graphs (--call-graph dwarf on both sides, storms included)"
+	echo
+	cat "$root/build/bench/record-dwarf.md"
 	echo
 	echo "## The kernel's cost per mmap (QEMU TCG guests)"
 	echo

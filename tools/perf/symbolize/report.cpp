@@ -43,15 +43,17 @@ std::string EventName(const EventAttr& a) {
   return "events";
 }
 
-// An address of a module, as symbolized once for every frame that has it.
+// An address of a file (the session's DSO: its path and build ID), symbolized once for every
+// frame that has it. The DSO's index stands for its build ID: hashing two integers is what a
+// frame costs.
 struct SymKey {
-  BuildId build_id;
+  size_t dso;
   uint64_t addr;
-  bool operator==(const SymKey& o) const { return addr == o.addr && build_id == o.build_id; }
+  bool operator==(const SymKey& o) const { return addr == o.addr && dso == o.dso; }
 };
 struct SymKeyHash {
   size_t operator()(const SymKey& k) const noexcept {
-    return k.build_id.Hash() ^ (k.addr * 0x9e3779b97f4a7c15ull);
+    return (k.dso * 0x9e3779b97f4a7c15ull) ^ (k.addr * 0xc2b2ae3d27d4eb4full);
   }
 };
 // What one address became: its profile frames (inlined ones first when they are shown) and,
@@ -84,6 +86,9 @@ struct Report::Impl {
     uint64_t location = 0;
   };
   std::unordered_map<uint64_t, KernelFrame> kernel_cache;
+  // The last kernel address and its entry: samples in a loop or idle repeat it.
+  uint64_t last_kernel_ip = 0;
+  const KernelFrame* last_kernel = nullptr;
   uint32_t unknown_dso = 0;
   uint32_t empty_comm = 0;
 
@@ -140,7 +145,7 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   CachedSymbol* c = nullptr;
   CachedSymbol none;  // no build ID: nothing is looked up, nothing is named
   if (m.build_id) {
-    auto [it, added] = sym_cache.try_emplace(SymKey{*m.build_id, lookup});
+    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, lookup});
     c = &it->second;
     if (added) {
       auto r = symbolizer->SymbolizeOffset(*m.build_id, m.path, lookup, detail);
@@ -177,8 +182,18 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
 }
 
 void Report::Impl::AddKernel(uint64_t ip) {
+  if (last_kernel != nullptr && ip == last_kernel_ip) {
+    if (frames.empty())
+      self_frame = last_kernel->frames.back();
+    frames.insert(frames.end(), last_kernel->frames.begin(), last_kernel->frames.end());
+    if (pprof)
+      locs.push_back(last_kernel->location);
+    return;
+  }
   auto [it, added] = kernel_cache.try_emplace(ip);
   KernelFrame& k = it->second;
+  last_kernel_ip = ip;
+  last_kernel = &k;  // unordered_map nodes do not move
   if (added) {
     const Mapping* km = session->Find(-1, ip, true);
     KernelSymbols::Named n = kernel->Lookup(km, ip, detail);
