@@ -78,6 +78,9 @@ struct Report::Impl {
   // Every user address symbolized, by module: a few hundred bytes per distinct address of the
   // recording (its frames' names), for the whole report.
   std::unordered_map<SymKey, CachedSymbol, SymKeyHash> sym_cache;
+  // Mappings without a GNU build ID, named by their Go build ID or file hash: by DSO and
+  // address (a DSO is one path with one set of identities).
+  std::map<std::pair<size_t, uint64_t>, CachedSymbol> file_sym_cache;
   // Kernel addresses, named once each: their frame ids and pprof location.
   struct KernelFrame {
     std::vector<uint32_t> frames;
@@ -140,6 +143,14 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
       if (r.ok())
         c->s = std::move(*r);
     }
+  } else if (!m.file_ids.empty()) {
+    auto [it, added] = file_sym_cache.try_emplace(std::make_pair(m.dso, lookup));
+    c = &it->second;
+    if (added) {
+      auto r = symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, lookup, detail);
+      if (r.ok())
+        c->s = std::move(*r);
+    }
   } else {
     c = &none;
   }
@@ -154,14 +165,18 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     // Unnamed, perf keeps each address apart: in a call chain the sampled address, and for
     // the sample's own entry the address within the mapping.
     uint32_t dso = profile.names().Id(Basename(m.path));
-    FrameKind kind = m.build_id ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
+    FrameKind kind =
+        m.build_id || !m.file_ids.empty() ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
     frames.push_back(Unnamed(dso, ip, kind));
     if (leaf)
       self_frame = Unnamed(dso, offset, kind);
   }
   if (pprof) {
+    // The best identity: GNU, else Go, else the file hash, its kind named (pprof_writer.h).
+    const Identity best = BestIdentity(m.build_id, m.file_ids);
     uint64_t mid =
-        pprof->AddMapping({m.start, m.end, m.pgoff, m.path, m.build_id ? m.build_id->ToHex() : ""});
+        pprof->AddMapping({m.start, m.end, m.pgoff, m.path, best.value,
+                           best.kind == IdentityKind::kNone ? "" : IdentityKindName(best.kind)});
     locs.push_back(pprof->AddLocation(mid, ip, ok ? c->s.frames : std::vector<SourceFrame>{}));
   }
 }
@@ -187,8 +202,9 @@ void Report::Impl::AddKernel(uint64_t ip) {
     if (pprof) {
       uint64_t mid = 0;
       if (km != nullptr) {
-        mid = pprof->AddMapping(
-            {km->start, km->end, km->pgoff, km->path, km->build_id ? km->build_id->ToHex() : ""});
+        mid = pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
+                                 km->build_id ? km->build_id->ToHex() : "",
+                                 km->build_id ? "gnu" : ""});
       }
       k.location = pprof->AddLocation(mid, ip, n.frames);
     }
@@ -288,7 +304,14 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
       case BuildIdSource::kSynthesized: cov.synthesized++; break;
       case BuildIdSource::kFile: cov.file++; break;
       case BuildIdSource::kBpf: cov.bpf++; break;
-      case BuildIdSource::kNone: cov.none++; break;
+      case BuildIdSource::kNone:
+        if (ctx.mapping->file_ids.go_build_id)
+          cov.go_build_id++;
+        else if (ctx.mapping->file_ids.file_hash)
+          cov.file_hash_only++;
+        else
+          cov.none++;
+        break;
     }
   } else {
     cov.unmapped++;
