@@ -129,6 +129,9 @@ check "the Go program is symbolized from its recorded path (Go build ID and hash
 check "pprof: the Go mapping's build_id is its Go build ID, its kind in a comment" \
 	bash -c "gzip -dc id.pb.gz | grep -aq '$GO_ID' && gzip -dc id.pb.gz | grep -aq 'build_id kind go: $W/gospin'"
 
+"$PB" record -q -o - -- "$W/gospin" 100 2>pipe.err | "$PB" maps -i - >pipe.maps 2>/dev/null
+check "pipe mode says it cannot carry the identities" grep -q "Go build ids and file hashes not written" pipe.err
+
 # The hash's limit: a change that keeps the length and touches neither the first nor the last
 # 4 KiB is not seen. The recording's hash still matches the changed file.
 cp "$W/cspin1" "$W/limit"
