@@ -26,6 +26,8 @@ PKGS=(
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
 	linux-perf golang-go elfutils binutils
+	# perf-buildid: SHA-256 for the file hash of mappings without a build ID (nettle)
+	nettle-dev
 	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
 	debhelper lintian man-db mmdebstrap
 	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes

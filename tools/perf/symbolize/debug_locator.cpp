@@ -9,6 +9,9 @@
 
 #include <cstring>
 
+#include "pbid/elf_build_id.h"
+#include "pbid/file_hash.h"
+
 namespace pbid {
 
 namespace {
@@ -85,6 +88,13 @@ std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const B
   auto file_id = elf->ReadBuildId();
   if (!file_id.ok() || !file_id->has_value() || **file_id != id)
     return std::nullopt;
+  return Describe(path, source);
+}
+
+std::optional<LocatedFile> DebugLocator::Describe(const std::string& path, SymbolSource source) {
+  auto elf = ElfFile::Open(path);
+  if (!elf.ok())
+    return std::nullopt;
   LocatedFile f;
   f.path = path;
   f.source = source;
@@ -149,6 +159,36 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
       }
     }
   }
+  return m;
+}
+
+LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::string& recorded_path) {
+  LocatedModule m;
+  if (ids.empty() || recorded_path.empty() || recorded_path[0] != '/')
+    return m;
+  auto elf = ElfFile::Open(recorded_path);
+  if (!elf.ok()) {
+    m.path_missing = true;
+    return m;
+  }
+  // Every identity the recording has must match: the Go build ID names the build, the file
+  // hash (OpenTelemetry's htlhash) the bytes at the file's ends and its length.
+  bool same = true;
+  if (ids.go_build_id) {
+    auto go = ReadGoBuildId(recorded_path);
+    same = go.ok() && *go == ids.go_build_id;
+  }
+  if (same && ids.file_hash) {
+    auto h = ComputeFileHash(recorded_path);
+    same = h.ok() && *h == *ids.file_hash;
+  }
+  if (!same) {
+    m.path_mismatch = true;
+    return m;
+  }
+  m.exec = Describe(recorded_path, SymbolSource::kPath);
+  if (m.exec && m.exec->has_dwarf)
+    m.debug = m.exec;
   return m;
 }
 

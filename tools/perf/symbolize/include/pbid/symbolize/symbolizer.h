@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "pbid/perf_data.h"
 #include "pbid/result.h"
 
 namespace pbid {
@@ -101,6 +102,8 @@ struct SymbolizerCoverage {
   std::string debuginfod_error;  // last server/network error, empty if none
 };
 
+struct LocatedModule;  // symbolize/debug_locator.h
+
 class Symbolizer {
  public:
   static Result<std::unique_ptr<Symbolizer>> Create(const SymbolizerOptions& options);
@@ -113,6 +116,12 @@ class Symbolizer {
   Result<Symbolization> SymbolizeOffset(const std::optional<BuildId>& build_id,
                                         const std::string& recorded_path, uint64_t file_offset,
                                         SymbolDetail detail = SymbolDetail::kFull);
+
+  // A mapping without a GNU build ID, by its other identities: see the file comment. An empty
+  // ids gives kNoBuildId, a file at the path with other identities kNotFound.
+  Result<Symbolization> SymbolizeOffsetByFile(const FileIds& ids, const std::string& recorded_path,
+                                              uint64_t file_offset,
+                                              SymbolDetail detail = SymbolDetail::kFull);
 
   // The same for a sampled address in a mapping [start, ...) that maps file offset pgoff.
   Result<Symbolization> SymbolizeAddress(const std::optional<BuildId>& build_id,
@@ -146,6 +155,8 @@ class Symbolizer {
   struct Module;
   explicit Symbolizer(const SymbolizerOptions& options);
   Module& GetModule(const BuildId& id, const std::string& recorded_path);
+  void CountLocated(const LocatedModule& loc);
+  static void OpenModule(Module& mod, const LocatedModule& loc);
   Module* UsableModule(const std::optional<BuildId>& build_id, const std::string& recorded_path,
                        Symbolization* r);
   Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
