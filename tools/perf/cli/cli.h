@@ -97,5 +97,6 @@ int pbid_cmd_maps(int argc, char** argv);
 int pbid_cmd_script(int argc, char** argv);
 int pbid_cmd_dump(int argc, char** argv);
 int pbid_cmd_report(int argc, char** argv);
+int pbid_cmd_symbolize(int argc, char** argv);
 
 #endif  // PBID_CLI_CLI_H_
