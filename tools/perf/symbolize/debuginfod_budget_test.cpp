@@ -237,5 +237,68 @@ TEST_F(ReportBudgetTest, DownServerEndsAtOnceAndSaysWhy) {
   EXPECT_NE(std::string::npos, r.output.find("Connection refused")) << r.output;
 }
 
+// ---- perf-buildid symbolize against the same servers --------------------------------------
+
+class SymbolizeServersTest : public DebuginfodBudgetTest {
+ protected:
+  void SetUp() override {
+    DebuginfodBudgetTest::SetUp();
+    hex_ = ReadelfBuildId(FixturePath("workload.full"));
+    ASSERT_EQ(40u, hex_.size());
+    // spin_alpha's first byte, as a file offset: the PIE's text is mapped at its file offset.
+    CommandResult nm = RunCommand("nm " + Quote(FixturePath("workload.full")) +
+                                  " | awk '$3 == \"spin_alpha\" { print $1 }'");
+    ASSERT_EQ(0, nm.exit_code);
+    offset_ = std::stoull(nm.output, nullptr, 16);
+    input_ = tmp_.path() + "/in";
+    FILE* f = fopen(input_.c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    fprintf(f, "%s+0x%llx\n", hex_.c_str(), static_cast<unsigned long long>(offset_));
+    fclose(f);
+  }
+  CommandResult Symbolize(const std::string& args, double* took) {
+    auto t0 = Clock::now();
+    CommandResult r = RunCommand(Quote(PerfBuildIdBinary()) + " symbolize --debug-root '' " + args +
+                                     " " + Quote(input_) + " 2>&1",
+                                 200);
+    *took = Since(t0);
+    return r;
+  }
+  std::string hex_, input_;
+  uint64_t offset_ = 0;
+};
+
+TEST_F(SymbolizeServersTest, SilentServerEndsWithinTheBudget) {
+  SilentServer server;
+  ASSERT_EQ("", server.Start(tmp_.path()));
+  double took = 0;
+  CommandResult r =
+      Symbolize("--debuginfod " + Quote(server.url()) + " --debuginfod-budget 1.5", &took);
+  printf("symbolize, silent server, budget 1.5 s: %.2f s\n", took);
+  EXPECT_EQ(0, r.exit_code) << r.output;
+  EXPECT_LT(took, 1.5 + 1.5) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("\t??\t??:0\t(no file with this build id)"))
+      << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("2 lookups skipped (budget of 1.5 s spent)"))
+      << r.output;
+}
+
+TEST_F(SymbolizeServersTest, RealServerNamesTheFunction) {
+  if (RunCommand("command -v debuginfod").exit_code != 0)
+    GTEST_SKIP() << "debuginfod (Debian package debuginfod) not installed";
+  std::string served = tmp_.path() + "/served";
+  ASSERT_TRUE(MakeDirs(served));
+  ASSERT_TRUE(CopyFile(FixturePath("workload.debug"), served + "/workload.debug", false));
+  ASSERT_TRUE(CopyFile(FixturePath("workload.stripped"), served + "/workload", true));
+  DebuginfodServer server;
+  ASSERT_EQ("", server.Start(served, tmp_.path(), 2));
+  double took = 0;
+  CommandResult r = Symbolize("--debuginfod " + Quote(server.url()), &took);
+  printf("symbolize, real debuginfod: %.2f s\n", took);
+  EXPECT_EQ(0, r.exit_code) << r.output << server.log();
+  EXPECT_NE(std::string::npos, r.output.find("\tspin_alpha\t")) << r.output << server.log();
+  EXPECT_NE(std::string::npos, r.output.find("workload.c:")) << r.output;
+}
+
 }  // namespace
 }  // namespace pbid
