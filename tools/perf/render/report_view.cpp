@@ -415,8 +415,11 @@ void WriteCoverage(const SampleCoverage& c, const SymbolizerCoverage& s, FILE* o
   fprintf(out, "#   recorded path with another build ID (mismatch, not used): %d\n",
           s.path_mismatches);
   fprintf(out, "#   recorded path missing: %d\n", s.path_missing);
-  fprintf(out, "#   debuginfod queries: %d%s%s\n", s.debuginfod_queries,
+  fprintf(out, "#   debuginfod queries: %d%s%s", s.debuginfod_queries,
           s.debuginfod_error.empty() ? "" : ", last error: ", s.debuginfod_error.c_str());
+  if (s.debuginfod_skipped != 0)
+    fprintf(out, "; skipped %d (%s)", s.debuginfod_skipped, s.debuginfod_skip_reason.c_str());
+  fputc('\n', out);
 }
 
 void WriteFolded(const Profile& profile, FILE* out) {

@@ -72,7 +72,8 @@ Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptio
     loc->build_id_dirs_.emplace_back(IsDirectory(sub) ? sub : dir, SymbolSource::kDebugDir);
   }
   if (options.use_debuginfod) {
-    auto client = DebuginfodClient::Create(options.debuginfod_urls);
+    auto client =
+        DebuginfodClient::Create(options.debuginfod_urls, options.debuginfod_budget_seconds);
     if (!client.ok())
       return client.error();
     loc->debuginfod_ = std::move(*client);
@@ -105,7 +106,7 @@ std::optional<LocatedFile> DebugLocator::Describe(const std::string& path, Symbo
   return f;
 }
 
-LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorded_path) {
+LocatedModule DebugLocator::LocateLocal(const BuildId& id, const std::string& recorded_path) {
   LocatedModule m;
 
   // 1. The recorded path, only if it still holds the recorded build ID.
@@ -146,6 +147,11 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
     }
   }
 
+  return m;
+}
+
+LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorded_path) {
+  LocatedModule m = LocateLocal(id, recorded_path);
   // 4. debuginfod, last because it may go over the network.
   if (debuginfod_ && debuginfod_->Enabled()) {
     if (!m.debug) {
@@ -190,6 +196,22 @@ LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::strin
   if (m.exec && m.exec->has_dwarf)
     m.debug = m.exec;
   return m;
+}
+
+void DebugLocator::Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules) {
+  if (!debuginfod_ || !debuginfod_->Enabled())
+    return;
+  // What Locate asks debuginfod for: the debug file unless found locally, the executable
+  // unless found locally.
+  std::vector<std::pair<BuildId, DebuginfodClient::Kind>> wanted;
+  for (const auto& [id, path] : modules) {
+    LocatedModule m = LocateLocal(id, path);
+    if (!m.debug)
+      wanted.emplace_back(id, DebuginfodClient::Kind::kDebuginfo);
+    if (!m.exec)
+      wanted.emplace_back(id, DebuginfodClient::Kind::kExecutable);
+  }
+  debuginfod_->Prefetch(wanted);
 }
 
 }  // namespace pbid

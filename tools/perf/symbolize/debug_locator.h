@@ -44,11 +44,18 @@ class DebugLocator {
   // and debuginfod are keyed by GNU build IDs and cannot serve these.
   LocatedModule LocateByFileIds(const FileIds& ids, const std::string& recorded_path);
 
+  // Asks debuginfod at once, concurrently and within its budget, for every file that Locate
+  // would ask it for for these modules (build ID, recorded path), so that Locate finds the
+  // answers waiting. Nothing without debuginfod.
+  void Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules);
+
   const DebuginfodClient* debuginfod() const { return debuginfod_.get(); }
   ~DebugLocator();
 
  private:
   explicit DebugLocator(const SymbolizerOptions& options) : options_(options) {}
+  // Steps 1 to 3 of Locate: everything but debuginfod.
+  LocatedModule LocateLocal(const BuildId& id, const std::string& recorded_path);
   // Opens path and keeps it only if its build ID equals id.
   std::optional<LocatedFile> Verify(const std::string& path, const BuildId& id,
                                     SymbolSource source) const;

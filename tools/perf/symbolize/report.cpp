@@ -416,6 +416,21 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof->AddComment("perf-buildid report");
   }
 
+  // Debuginfod is asked for every module with samples at once, concurrently and within its
+  // budget, rather than one module at a time as samples reach them: that needs the modules
+  // first, from a pass over the records. Modules only in callchains are asked for as they come,
+  // within what is left of the budget. A pass that fails here fails again below, and says so.
+  if (im.symbolizer->UsesDebuginfod()) {
+    Session survey(reader);
+    (void)survey.Process();
+    std::vector<std::pair<BuildId, std::string>> modules;
+    for (const Dso& d : survey.dsos()) {
+      if (d.samples != 0 && d.build_id && !d.kernel)
+        modules.emplace_back(*d.build_id, d.path);
+    }
+    im.symbolizer->Prefetch(modules);
+  }
+
   uint64_t first_time = 0, last_time = 0;
   Status failed = Ok();
   Status st = im.session->Process([&](const SampleContext& ctx) {

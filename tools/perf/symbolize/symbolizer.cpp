@@ -621,6 +621,15 @@ std::optional<std::string> Symbolizer::ExecutablePath(const BuildId& id,
   return mod.exec_path;
 }
 
+bool Symbolizer::UsesDebuginfod() const {
+  const DebuginfodClient* d = impl_->locator->debuginfod();
+  return d != nullptr && d->Enabled();
+}
+
+void Symbolizer::Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules) {
+  impl_->locator->Prefetch(modules);
+}
+
 SymbolSource Symbolizer::SourceOf(const BuildId& id) const {
   auto it = impl_->modules.find(id);
   return it == impl_->modules.end() ? SymbolSource::kNone : it->second->source;
@@ -638,6 +647,8 @@ SymbolizerCoverage Symbolizer::Coverage() const {
   if (const DebuginfodClient* d = impl_->locator->debuginfod()) {
     c.debuginfod_queries = d->queries();
     c.debuginfod_error = d->last_error();
+    c.debuginfod_skipped = d->skipped();
+    c.debuginfod_skip_reason = d->skip_reason();
   }
   return c;
 }

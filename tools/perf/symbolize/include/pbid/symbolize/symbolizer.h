@@ -51,6 +51,9 @@ struct SymbolizerOptions {
   bool use_debuginfod = true;
   // Space-separated server URLs. Empty: DEBUGINFOD_URLS from the environment.
   std::string debuginfod_urls;
+  // The most time all debuginfod queries of this symbolizer take together; a transfer still
+  // going at the deadline is aborted, and what is left is not asked for.
+  double debuginfod_budget_seconds = 5;
 };
 
 // One source-level frame. For an address inside inlined code there are several, innermost
@@ -100,6 +103,9 @@ struct SymbolizerCoverage {
   int path_missing = 0;     // recorded path does not exist or is unreadable
   int debuginfod_queries = 0;
   std::string debuginfod_error;  // last server/network error, empty if none
+  // Lookups not made or aborted (budget spent, servers failed), and why.
+  int debuginfod_skipped = 0;
+  std::string debuginfod_skip_reason;
 };
 
 struct LocatedModule;  // symbolize/debug_locator.h
@@ -145,6 +151,14 @@ class Symbolizer {
   // the file as mapped, e.g. for its unwind tables), found as SymbolizeOffset finds it, counted
   // alike: std::nullopt when there is none anywhere.
   std::optional<std::string> ExecutablePath(const BuildId& id, const std::string& recorded_path);
+
+  // True when lookups may ask debuginfod servers: worth a Prefetch.
+  bool UsesDebuginfod() const;
+  // Asks debuginfod at once, concurrently and within the budget, for what the local places
+  // lack for these modules (build ID, recorded path): the lookups that follow find the
+  // answers waiting instead of asking one at a time. A lookup not prefetched still asks, within
+  // what is left of the budget.
+  void Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules);
 
   // Where the module for this build ID was found (kNone before any lookup or if nowhere).
   SymbolSource SourceOf(const BuildId& id) const;
