@@ -784,11 +784,13 @@ void Recorder::NoteFileIds(const Mmap2Record& m, const std::string& path, const 
 void Recorder::FinishFileIds(Features* f) {
   if (file_ids_.mappings.empty())
     return;
-  if (to_stdout()) {
+  // Mappings with a GNU build ID keep it in the stream; those without lose their only one.
+  if (to_stdout() && by_go_id_ + by_hash_only_ > 0) {
     Warn(
-        "%zu mappings' Go build ids and file hashes not written: a pipe-mode stream cannot "
-        "carry their per-mapping section (perf stops on feature records it does not know)",
-        file_ids_.mappings.size());
+        "%zu mappings without a GNU build id lose their Go build id or file hash: a pipe-mode "
+        "stream cannot carry their per-mapping section (perf stops on feature records it does "
+        "not know)",
+        static_cast<size_t>(by_go_id_ + by_hash_only_));
   }
   f->file_ids = file_ids_;
 }

@@ -295,7 +295,7 @@ int pbid_cmd_report(int argc, char** argv) {
   auto sorted_by = [&](pbid::render::SortKey k) {
     return std::find(view.sort_keys.begin(), view.sort_keys.end(), k) != view.sort_keys.end();
   };
-  opts.keep_pid = format != "table" || sorted_by(pbid::render::SortKey::kPid);
+  opts.keep_pid = sorted_by(pbid::render::SortKey::kPid);
   opts.keep_comm = format != "table" || opts.keep_pid || !view.comms.empty() ||
                    sorted_by(pbid::render::SortKey::kComm);
 

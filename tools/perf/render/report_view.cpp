@@ -184,7 +184,11 @@ std::string EventView::Cell(const Entry& e, SortKey k) const {
   switch (k) {
     case SortKey::kComm: return profile_.Name(e.comm);
     case SortKey::kPid: return std::to_string(e.pid) + ":" + profile_.Name(e.comm);
-    case SortKey::kDso: return profile_.Name(f.dso);
+    case SortKey::kDso: {
+      // The file by its path, as perf keeps files apart; shown by its name, as perf shows it.
+      const std::string& path = profile_.Name(f.dso);
+      return path.substr(path.rfind('/') + 1);
+    }
     case SortKey::kSym: return SymbolCell(profile_, e.frame, e.kernel_mark);
   }
   return std::string();

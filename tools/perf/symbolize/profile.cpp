@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/symbolize/profile.h"
 
+#include <algorithm>
+
 namespace pbid {
 
 const char* FrameKindName(FrameKind kind) {
@@ -30,12 +32,41 @@ uint32_t Profile::FrameId(const ProfileFrame& f) {
   return it->second;
 }
 
-size_t Profile::StackKeyHash::operator()(const StackKey& k) const noexcept {
-  size_t h = (static_cast<size_t>(k.ev) << 48) ^ (static_cast<size_t>(k.comm) << 24) ^
-             static_cast<uint32_t>(k.pid) ^ (static_cast<size_t>(k.self) << 32);
-  for (uint32_t f : k.frames)
+size_t Profile::HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
+                          const std::vector<uint32_t>& frames) {
+  size_t h = (static_cast<size_t>(ev) << 48) ^ (static_cast<size_t>(comm) << 24) ^
+             static_cast<uint32_t>(pid) ^ (static_cast<size_t>(self) << 32);
+  for (uint32_t f : frames)
     h = (h * 1000003u) ^ f;
   return h;
+}
+
+bool Profile::StackRefEqual::operator()(const StackRef& a, const StackRef& b) const noexcept {
+  if (a.ev != b.ev || a.hash != b.hash)
+    return false;
+  const auto& stacks = profile->events_[a.ev].stacks;
+  const ProfileStack& x = stacks[a.index];
+  const ProfileStack& y = stacks[b.index];
+  if (x.pid != y.pid || x.comm != y.comm || x.self != y.self || x.depth != y.depth)
+    return false;
+  const uint32_t* fx = profile->StackFrames(x);
+  const uint32_t* fy = profile->StackFrames(y);
+  return std::equal(fx, fx + x.depth, fy);
+}
+
+// Room for n frames in one block; *first is where they start.
+uint32_t* Profile::Reserve(size_t n, uint32_t* first) {
+  uint32_t in_block = used_ % kBlock;
+  if (blocks_.empty() || (in_block != 0 && in_block + n > kBlock) ||
+      used_ / kBlock >= blocks_.size()) {
+    if (!blocks_.empty() && in_block != 0)
+      used_ += kBlock - in_block;  // the rest of this block stays unused
+    blocks_.push_back(std::make_unique<uint32_t[]>(kBlock));
+    used_ = static_cast<uint32_t>((blocks_.size() - 1) * kBlock);
+  }
+  *first = used_;
+  used_ += static_cast<uint32_t>(n);
+  return blocks_[*first / kBlock].get() + *first % kBlock;
 }
 
 void Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
@@ -43,26 +74,25 @@ void Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint3
   EventProfile& e = events_[ev];
   e.samples += samples;
   e.period += period;
-  probe_.ev = static_cast<uint32_t>(ev);
-  probe_.comm = comm;
-  probe_.pid = pid;
-  probe_.self = self;
-  probe_.frames.assign(frames.begin(), frames.end());
-  auto it = stack_ids_.find(probe_);
-  if (it == stack_ids_.end()) {
-    ProfileStack s;
-    s.pid = pid;
-    s.comm = comm;
-    s.first = static_cast<uint32_t>(stack_frames_.size());
-    s.depth = static_cast<uint32_t>(frames.size());
-    s.self = self;
-    stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
-    it = stack_ids_.emplace(probe_, static_cast<uint32_t>(e.stacks.size())).first;
-    e.stacks.push_back(s);
+  // The stack goes where a new one would go; if it is there already, it is taken back.
+  ProfileStack s;
+  s.pid = pid;
+  s.comm = comm;
+  s.self = self;
+  s.depth = static_cast<uint32_t>(frames.size());
+  const uint32_t before = used_;
+  std::copy(frames.begin(), frames.end(), Reserve(frames.size(), &s.first));
+  e.stacks.push_back(s);
+  StackRef ref{static_cast<uint32_t>(ev), static_cast<uint32_t>(e.stacks.size() - 1),
+               HashStack(static_cast<uint32_t>(ev), pid, comm, self, frames)};
+  auto [it, added] = stack_ids_.insert(ref);
+  if (!added) {
+    e.stacks.pop_back();
+    used_ = before;
   }
-  ProfileStack& s = e.stacks[it->second];
-  s.samples += samples;
-  s.period += period;
+  ProfileStack& kept = e.stacks[it->index];
+  kept.samples += samples;
+  kept.period += period;
 }
 
 }  // namespace pbid

@@ -22,11 +22,6 @@ namespace {
 
 constexpr size_t kMaxFrames = 512;  // PERF_MAX_STACK_DEPTH-like bound on corrupt chains
 
-std::string_view Basename(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string_view(path)
-                                    : std::string_view(path).substr(slash + 1);
-}
 
 // The pprof value type of an event: cpu-clock periods are nanoseconds.
 PprofValueType EventValueType(const EventAttr& a) {
@@ -59,8 +54,9 @@ struct SymKeyHash {
 // What one address became: its profile frames (inlined ones first when they are shown) and,
 // for pprof, the source frames.
 struct CachedSymbol {
-  Symbolization s;
+  Symbolization s;  // emptied once the frames are made, unless pprof needs it
   std::vector<uint32_t> frames;  // Profile frame ids, innermost first; empty until first use
+  bool named = false;            // frames hold the names
 };
 
 }  // namespace
@@ -165,17 +161,22 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   } else {
     c = &none;
   }
-  const bool ok = c->s.status == SymbolizeStatus::kOk && !c->s.frames.empty();
+  const bool ok = c->named || (c->s.status == SymbolizeStatus::kOk && !c->s.frames.empty());
   if (ok) {
-    if (c->frames.empty())
-      Frames(c->s.frames, profile.names().Id(Basename(m.path)), FrameKind::kUser, c->frames);
+    if (c->frames.empty()) {
+      Frames(c->s.frames, profile.names().Id(m.path), FrameKind::kUser, c->frames);
+      c->named = true;
+      // The names are in the profile now; only pprof needs the source frames again.
+      if (!pprof)
+        c->s = Symbolization{};
+    }
     frames.insert(frames.end(), c->frames.begin(), c->frames.end());
     if (leaf)
       self_frame = c->frames.back();
   } else {
     // Unnamed, perf keeps each address apart: in a call chain the sampled address, and for
     // the sample's own entry the address within the mapping.
-    uint32_t dso = profile.names().Id(Basename(m.path));
+    uint32_t dso = profile.names().Id(m.path);
     FrameKind kind =
         m.build_id || !m.file_ids.empty() ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
     // Without call chains the stack is the sample's own entry (below): no second frame.

@@ -127,10 +127,11 @@ check "the Go program is symbolized from its recorded path (Go build ID and hash
 
 "$PB" report -i id.data --format pprof -o id.pb.gz >/dev/null 2>&1
 check "pprof: the Go mapping's build_id is its Go build ID, its kind in a comment" \
-	bash -c "gzip -dc id.pb.gz | grep -aq '$GO_ID' && gzip -dc id.pb.gz | grep -aq 'build_id kind go: $W/gospin'"
+	bash -c "gzip -dc id.pb.gz | grep -aqF -e '$GO_ID' && gzip -dc id.pb.gz | grep -aqF -e 'build_id kind go: $W/gospin'"
 
 "$PB" record -q -o - -- "$W/gospin" 100 2>pipe.err | "$PB" maps -i - >pipe.maps 2>/dev/null
-check "pipe mode says it cannot carry the identities" grep -q "Go build ids and file hashes not written" pipe.err
+check "pipe mode says it cannot carry the identities" \
+	grep -q "without a GNU build id lose their Go build id or file hash" pipe.err
 
 # The hash's limit: a change that keeps the length and touches neither the first nor the last
 # 4 KiB is not seen. The recording's hash still matches the changed file.

@@ -18,12 +18,21 @@ WORKLOAD=$2
 OUT=$3
 PERF=${PERF:-perf}
 HERE=$(cd "$(dirname "$0")" && pwd)
+# A build root without perf (the Debian 11 package build) has nothing to compare with.
+for tool in "$PERF" python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
 # shellcheck source=perf-record.sh
 . "$HERE/perf-record.sh"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
 cd "$OUT"
+# The workload under a name of its own (and its library beside it): other programs on the
+# machine, other tests' workloads among them, must not fall under --comms.
+cp "$WORKLOAD" agree-workload
+cp "$(dirname "$WORKLOAD")"/libpbidwork*.so .
+WORKLOAD=$OUT/agree-workload
 
 fail=0
 run_workload='"$0" 1500 & "$0" 1500 & wait'
@@ -60,10 +69,10 @@ for data in perf.data ours.data; do
 		for view in "${views[@]}"; do
 			name="${data%.data}-${sort//,/-}-$(printf '%s' "${view:-default}" | tr -c 'a-z0-9' '_')"
 			# shellcheck disable=SC2086 # the view is a list of words
-			"$PERF" report -i "$data" --stdio -n --no-inline --comms pbid-workload,swapper \
+			"$PERF" report -i "$data" --stdio -n --no-inline --comms agree-workload,swapper \
 				--sort "$sort" $view >"$name.perf" 2>"$name.perf.err"
 			# shellcheck disable=SC2086
-			"$PB" report -i "$data" --no-debuginfod --comms pbid-workload,swapper \
+			"$PB" report -i "$data" --no-debuginfod --comms agree-workload,swapper \
 				--sort "$sort" $view >"$name.ours" 2>"$name.ours.err"
 			if "$HERE/report-agreement.py" "$name.perf" "$name.ours" >"$name.diff"; then
 				verdict=ok
@@ -94,10 +103,10 @@ for view in "--no-children -g graph,0.5,caller" "--no-children -g folded,0.5,cal
 	"--no-children -g fractal"; do
 	name="pipe-$(printf '%s' "$view" | tr -c 'a-z0-9' '_')"
 	# shellcheck disable=SC2086 # the view is a list of words
-	"$PERF" report -i - --stdio -n --no-inline --comms pbid-workload,swapper \
+	"$PERF" report -i - --stdio -n --no-inline --comms agree-workload,swapper \
 		--sort comm,dso,sym $view <pipe.data >"$name.perf" 2>"$name.perf.err"
 	# shellcheck disable=SC2086
-	"$PB" report -i - --no-debuginfod --comms pbid-workload,swapper \
+	"$PB" report -i - --no-debuginfod --comms agree-workload,swapper \
 		--sort comm,dso,sym $view <pipe.data >"$name.ours" 2>"$name.ours.err"
 	if "$HERE/report-agreement.py" "$name.perf" "$name.ours" >"$name.diff"; then
 		echo "ok: pipe mode, -i - $view: $(tail -1 "$name.diff")"

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace pbid {
@@ -42,7 +44,9 @@ class NameTable {
 // or the module and the address when nothing named it. Inlined frames are frames of their own.
 struct ProfileFrame {
   static constexpr uint32_t kNoName = UINT32_MAX;
-  uint32_t dso = 0;           // NameTable id: "libc.so.6", "[kernel.kallsyms]", "[unknown]"
+  // NameTable id of the file's path ("/usr/lib/x86_64-linux-gnu/libc.so.6"), or
+  // "[kernel.kallsyms]", "[unknown]": two copies of a program at two paths are two files.
+  uint32_t dso = 0;
   uint32_t symbol = kNoName;  // NameTable id of the function; kNoName when nothing named it
   // Without a name, the address as perf shows it: in a call chain the sampled address, for a
   // sample's own entry the address within the mapping (perf's map-relative ip).
@@ -74,11 +78,16 @@ struct EventProfile {
   uint64_t samples = 0;     // every sample of the event
   uint64_t period = 0;      // their periods' sum: perf's "Event count"
   bool callchains = false;  // the event recorded callchains (or user stacks that were unwound)
-  std::vector<ProfileStack> stacks;
+  std::deque<ProfileStack> stacks;  // a deque: growing never holds two copies
 };
 
 class Profile {
  public:
+  Profile() = default;
+  // The stack set refers to its profile: a profile is not copied or moved.
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
   NameTable& names() { return names_; }
   const NameTable& names() const { return names_; }
   const std::string& Name(uint32_t id) const { return names_[id]; }
@@ -95,7 +104,7 @@ class Profile {
   std::vector<EventProfile>& events() { return events_; }
   const std::vector<EventProfile>& events() const { return events_; }
   const uint32_t* StackFrames(const ProfileStack& s) const {
-    return stack_frames_.data() + s.first;
+    return blocks_[s.first / kBlock].get() + s.first % kBlock;
   }
 
  private:
@@ -106,26 +115,34 @@ class Profile {
              (static_cast<size_t>(f.inlined) << 31);
     }
   };
-  // A stack is found again by its event, pid, comm and frames.
-  struct StackKey {
-    uint32_t ev, comm, self;
-    int32_t pid;
-    std::vector<uint32_t> frames;
-    bool operator==(const StackKey& o) const {
-      return ev == o.ev && comm == o.comm && self == o.self && pid == o.pid && frames == o.frames;
-    }
+  // A stack is found again by its event, pid, comm, own entry and frames. The set holds where
+  // each stack is, not a copy of it: its frames are compared where they are kept.
+  struct StackRef {
+    uint32_t ev, index;
+    size_t hash;
   };
-  struct StackKeyHash {
-    size_t operator()(const StackKey& k) const noexcept;
+  struct StackRefHash {
+    size_t operator()(const StackRef& r) const noexcept { return r.hash; }
   };
+  struct StackRefEqual {
+    const Profile* profile;
+    bool operator()(const StackRef& a, const StackRef& b) const noexcept;
+  };
+  static size_t HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
+                          const std::vector<uint32_t>& frames);
 
   NameTable names_;
   std::vector<ProfileFrame> frames_;
   std::unordered_map<ProfileFrame, uint32_t, FrameHash> frame_ids_;
   std::vector<EventProfile> events_;
-  std::vector<uint32_t> stack_frames_;
-  std::unordered_map<StackKey, uint32_t, StackKeyHash> stack_ids_;  // -> index in its event
-  StackKey probe_;  // Add's lookup key, kept to spare an allocation per sample
+  // The stacks' frames, in blocks that never move: a vector's doublings would hold the old
+  // and the new buffer at once, the profile's largest peak. A stack never straddles two.
+  static constexpr uint32_t kBlock = 1u << 18;  // frames per block (1 MiB)
+  uint32_t* Reserve(size_t n, uint32_t* first);
+  std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+  uint32_t used_ = 0;  // frames used in all blocks, counting the unused ends of full ones
+  std::unordered_set<StackRef, StackRefHash, StackRefEqual> stack_ids_{
+      64, StackRefHash{}, StackRefEqual{this}};
 };
 
 }  // namespace pbid
