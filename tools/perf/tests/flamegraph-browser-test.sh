@@ -15,8 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 fixtures=$here/fixtures
 
 # A build root without a browser (the Debian 11 package build): the host's check runs this.
-for tool in chromium chromedriver /usr/bin/python3 xmllint; do
-	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 77; }
+for needed in chromium chromedriver /usr/bin/python3 xmllint; do
+	command -v "$needed" >/dev/null || { echo "1..0 # SKIP $needed is not installed"; exit 77; }
 done
 /usr/bin/python3 -c 'import selenium' 2>/dev/null || { echo "1..0 # SKIP python3-selenium is not installed"; exit 77; }
 
