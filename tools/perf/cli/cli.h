@@ -64,6 +64,21 @@ int OpenFromCommandLine(const char* cmd, const char* help, std::vector<Option> o
   "    0 success, 1 the output cannot be written, 2 bad command line, 3 the input is\n" \
   "    missing, unreadable, truncated, corrupt or of a kind not supported.\n"
 
+// The --help lines of the options that find files by build ID (report, symbolize): one text for
+// the options both commands take through the same symbolizer.
+#define PBID_CLI_SYMBOLIZER_OPTIONS                                                           \
+    "    --debug-dir DIR      also search DIR/.build-id (or DIR itself if it is a .build-id\n" \
+    "                         directory); may be repeated, searched in order\n" \
+    "    --debug-root DIR     system debug root holding .build-id (default: /usr/lib/debug;\n" \
+    "                         an empty string disables it)\n" \
+    "    --debuginfod URL     query these debuginfod servers (space-separated list),\n" \
+    "                         overriding DEBUGINFOD_URLS\n" \
+    "    --no-debuginfod      never query debuginfod\n" \
+    "    --debuginfod-budget SECONDS\n" \
+    "                         the most time all debuginfod queries of the run take\n" \
+    "                         together (default: 5); a transfer still going then is\n" \
+    "                         aborted, and what is left is not asked for\n"
+
 // Prints help text to stdout (for --help) and returns kExitOk.
 int PrintHelp(const char* text);
 // Prints "usage" hint to stderr and returns kExitUsage.

@@ -2,22 +2,11 @@
 #include "pbid/build_id.h"
 
 #include <cstring>
+#include "byte_io.h"
 
 namespace pbid {
 
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<BuildId> BuildId::FromBytes(const void* data, size_t size) {
   if (size == 0 || size > kMaxSize) {
@@ -38,8 +27,8 @@ Result<BuildId> BuildId::FromHex(std::string_view hex, std::string_view field) {
   }
   BuildId id;
   for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = HexValue(hex[i]);
-    int lo = HexValue(hex[i + 1]);
+    int hi = internal::HexDigitValue(hex[i]);
+    int lo = internal::HexDigitValue(hex[i + 1]);
     if (hi < 0 || lo < 0) {
       return Error(std::string(field), i, "not a hex digit");
     }

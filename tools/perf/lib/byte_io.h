@@ -18,6 +18,17 @@
 namespace pbid {
 namespace internal {
 
+// The value of a hex digit, either case; -1 for anything else.
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 inline uint16_t Swap16(uint16_t v) {
   return __builtin_bswap16(v);
 }

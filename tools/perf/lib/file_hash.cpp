@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "byte_io.h"
 #include "pbid/elf_build_id.h"
 
 namespace pbid {
@@ -57,16 +58,6 @@ Result<size_t> ReadFully(int fd, uint8_t* buf, size_t n, uint64_t off, const std
   return got;
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 FileHash FileHash::FromBytes(const uint8_t (&bytes)[kSize]) {
@@ -80,7 +71,7 @@ Result<FileHash> FileHash::FromHex(std::string_view hex, std::string_view field)
     return Error(std::string(field), "a file hash is " + std::to_string(2 * kSize) + " hex digits");
   uint8_t b[kSize];
   for (size_t i = 0; i < kSize; i++) {
-    int hi = HexDigit(hex[2 * i]), lo = HexDigit(hex[2 * i + 1]);
+    int hi = internal::HexDigitValue(hex[2 * i]), lo = internal::HexDigitValue(hex[2 * i + 1]);
     if (hi < 0 || lo < 0)
       return Error(std::string(field), "not a hex digit in \"" + std::string(hex) + "\"");
     b[i] = static_cast<uint8_t>(hi << 4 | lo);

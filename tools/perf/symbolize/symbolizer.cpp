@@ -370,14 +370,10 @@ Symbolizer::Module* Symbolizer::UsableModule(const std::optional<BuildId>& build
   return &mod;
 }
 
-Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& build_id,
-                                                  const std::string& recorded_path,
-                                                  uint64_t file_offset, SymbolDetail detail) {
-  Symbolization r;
-  Module* found = UsableModule(build_id, recorded_path, &r);
-  if (found == nullptr)
-    return r;
-  Module& mod = *found;
+// A file offset of the module as the address it is loaded at, then named.
+Result<Symbolization> Symbolizer::DescribeOffset(Module& mod, uint64_t file_offset,
+                                                 const std::string& recorded_path, Symbolization r,
+                                                 SymbolDetail detail) {
   if (!mod.offsets_usable) {
     r.status = SymbolizeStatus::kNoExecutable;
     return r;
@@ -388,6 +384,17 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
     return r;
   }
   return Describe(mod, *vaddr, recorded_path, r, detail);
+}
+
+Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& build_id,
+                                                  const std::string& recorded_path,
+                                                  uint64_t file_offset, SymbolDetail detail) {
+  Symbolization r;
+  Module* found = UsableModule(build_id, recorded_path, &r);
+  if (found == nullptr)
+    return r;
+  Module& mod = *found;
+  return DescribeOffset(mod, file_offset, recorded_path, r, detail);
 }
 
 Result<Symbolization> Symbolizer::SymbolizeOffsetByFile(const FileIds& ids,
@@ -416,16 +423,7 @@ Result<Symbolization> Symbolizer::SymbolizeOffsetByFile(const FileIds& ids,
     r.status = mod.unusable;
     return r;
   }
-  if (!mod.offsets_usable) {
-    r.status = SymbolizeStatus::kNoExecutable;
-    return r;
-  }
-  auto vaddr = FileOffsetToVaddr(mod.segments, file_offset);
-  if (!vaddr) {
-    r.status = SymbolizeStatus::kOffsetNotMapped;
-    return r;
-  }
-  return Describe(mod, *vaddr, recorded_path, r, detail);
+  return DescribeOffset(mod, file_offset, recorded_path, r, detail);
 }
 
 Result<Symbolization> Symbolizer::SymbolizeVaddr(const std::optional<BuildId>& build_id,

@@ -175,6 +175,9 @@ class Symbolizer {
                        Symbolization* r);
   Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
                                  Symbolization r, SymbolDetail detail);
+  Result<Symbolization> DescribeOffset(Module& mod, uint64_t file_offset,
+                                       const std::string& recorded_path, Symbolization r,
+                                       SymbolDetail detail);
 
   SymbolizerOptions options_;
   struct Impl;
