@@ -25,6 +25,8 @@ PKGS=(
 	# perf-buildid
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
+	# perf-buildid: the compressed records of perf record -z (zstd)
+	libzstd-dev
 	linux-perf golang-go elfutils binutils
 	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
 	debhelper lintian man-db mmdebstrap
