@@ -28,6 +28,8 @@ PKGS=(
 	# perf-buildid: the compressed records of perf record -z (zstd)
 	libzstd-dev
 	linux-perf golang-go elfutils binutils
+	# perf-buildid: SHA-256 for the file hash of mappings without a build ID (nettle)
+	nettle-dev
 	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
 	debhelper lintian man-db mmdebstrap
 	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes

@@ -80,6 +80,8 @@ std::string FormatTime(uint64_t ns);  // "608.725679"
 // ParseInt), no blanks, no overflow, within [min, max]. False for anything else.
 bool ParseUnsigned(const char* s, uint64_t min, uint64_t max, uint64_t* out);
 bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out);
+// Seconds as a decimal number ("2", "0.5"), strictly as above, within [min, max].
+bool ParseSeconds(const char* s, double min, double max, double* out);
 // "bad -F value '-5': expected a number from 1 to 4294967295"
 std::string BadNumber(const char* option, const char* value, int64_t min, uint64_t max);
 
@@ -95,5 +97,6 @@ int pbid_cmd_maps(int argc, char** argv);
 int pbid_cmd_script(int argc, char** argv);
 int pbid_cmd_dump(int argc, char** argv);
 int pbid_cmd_report(int argc, char** argv);
+int pbid_cmd_symbolize(int argc, char** argv);
 
 #endif  // PBID_CLI_CLI_H_

@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,30 @@ bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out) {
     return false;
   int64_t v = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
   if (v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+bool ParseSeconds(const char* s, double min, double max, double* out) {
+  if (s == nullptr || *s == 0)
+    return false;
+  // Digits, at most one '.', and a digit somewhere: "2", "0.5", "1.". No sign, exponent,
+  // blanks, "inf" or "nan", which strtod would take.
+  bool digit = false, dot = false;
+  for (const char* p = s; *p; p++) {
+    if (*p >= '0' && *p <= '9') {
+      digit = true;
+    } else if (*p == '.' && !dot) {
+      dot = true;
+    } else {
+      return false;
+    }
+  }
+  if (!digit)
+    return false;
+  double v = strtod(s, nullptr);
+  if (!(v >= min && v <= max))
     return false;
   *out = v;
   return true;

@@ -28,7 +28,11 @@ const char kHelp[] =
     "        PID START-END PGOFF PROT SAMPLES BUILD-ID SOURCE PATH\n"
     "\n"
     "    PID is -1 for kernel mappings. PROT is r/w/x and p or s ('----' for MMAP records,\n"
-    "    which carry none). BUILD-ID is '-' when unknown. SOURCE says where the id came from:\n"
+    "    which carry none). BUILD-ID is the GNU build ID; a mapping without one shows the\n"
+    "    identity the recorder read from its file instead, named by its kind: go:ID (the Go\n"
+    "    build ID of a program linked by Go's own linker, as go tool buildid prints it) or\n"
+    "    file-hash:HEX (the OpenTelemetry specification's file hash, 32 hex digits); '-' when\n"
+    "    there is none. SOURCE says where the GNU build ID came from:\n"
     "      kernel       the kernel put it into the MMAP2 record (attr.build_id)\n"
     "      synthesized  the recorder read it for a process that was already running\n"
     "      file         read from the file: after the MMAP2 arrived (kernels without\n"
@@ -40,7 +44,9 @@ const char kHelp[] =
     "OPTIONS\n"
     "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
     "        --json         one JSON array of objects (pid, tid, start, end, pgoff, prot,\n"
-    "                       path, build_id, source, samples, kernel, time)\n"
+    "                       path, build_id (GNU only), source, go_build_id, file_hash,\n"
+    "                       identity (the best one: kind gnu, go, file-hash or none, and\n"
+    "                       value), samples, kernel, time)\n"
     "    -p, --pid PID      only this process\n"
     "    -h, --help         this text\n"
     "\n" PBID_CLI_READER_EXIT_STATUS;
@@ -105,19 +111,32 @@ int pbid_cmd_maps(int argc, char** argv) {
     if (have_pid && m.pid != pid)
       continue;
     std::string id = m.build_id ? m.build_id->ToHex() : "";
+    const Identity best = BestIdentity(m.build_id, m.file_ids);
     if (json) {
       printf("%s\n  {\"pid\": %d, \"tid\": %u, \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
              "\", \"pgoff\": \"0x%" PRIx64
              "\", \"prot\": \"%s\", \"path\": %s, "
-             "\"build_id\": %s, \"source\": \"%s\", \"samples\": %" PRIu64
+             "\"build_id\": %s, \"source\": \"%s\", \"go_build_id\": %s, \"file_hash\": %s, "
+             "\"identity\": {\"kind\": \"%s\", \"value\": %s}, \"samples\": %" PRIu64
              ", \"kernel\": %s, \"time\": %" PRIu64 "}",
              first ? "" : ",", m.pid, m.tid, m.start, m.end, m.pgoff, Prot(m).c_str(),
              JsonString(m.path).c_str(), m.build_id ? JsonString(id).c_str() : "null",
-             BuildIdSourceName(m.source), m.samples, m.kernel ? "true" : "false", m.time);
+             BuildIdSourceName(m.source),
+             m.file_ids.go_build_id ? JsonString(*m.file_ids.go_build_id).c_str() : "null",
+             m.file_ids.file_hash ? JsonString(m.file_ids.file_hash->ToHex()).c_str() : "null",
+             IdentityKindName(best.kind),
+             best.kind == IdentityKind::kNone ? "null" : JsonString(best.value).c_str(), m.samples,
+             m.kernel ? "true" : "false", m.time);
     } else {
+      // The GNU build ID bare, as perf prints it; another kind named by a prefix, so that it
+      // is never read as one.
+      std::string shown = best.kind == IdentityKind::kNone ? "-"
+                          : best.kind == IdentityKind::kGnu
+                              ? best.value
+                              : std::string(IdentityKindName(best.kind)) + ":" + best.value;
       printf("%d %" PRIx64 "-%" PRIx64 " %" PRIx64 " %s %" PRIu64 " %s %s %s\n", m.pid, m.start,
-             m.end, m.pgoff, Prot(m).c_str(), m.samples, m.build_id ? id.c_str() : "-",
-             BuildIdSourceName(m.source), m.path.c_str());
+             m.end, m.pgoff, Prot(m).c_str(), m.samples, shown.c_str(), BuildIdSourceName(m.source),
+             m.path.c_str());
     }
     first = false;
   }

@@ -80,6 +80,16 @@ const char kHelp[] =
     "    PERF_RECORD_HEADER_BUILD_ID record right after the MMAP2 record; kernel records are\n"
     "    never rewritten. All ids also go into the HEADER_BUILD_ID table at the end.\n"
     "\n"
+    "    Every executable file mapping also gets the identities that do not depend on a GNU\n"
+    "    build-ID note, read from the file the same way while it exists, each file once: its\n"
+    "    file hash (the OpenTelemetry specification's htlhash: SHA-256 over the first and the\n"
+    "    last 4 KiB and the length, 16 bytes) and, for a program linked by Go's own linker,\n"
+    "    its Go build ID (the .note.go.buildid note, as go tool buildid prints it). They go\n"
+    "    into a per-mapping section of their own, never into HEADER_BUILD_ID, where perf\n"
+    "    would take them for GNU build IDs; a pipe-mode stream cannot carry that section,\n"
+    "    and record says so. The hash cannot see a change that keeps the length and touches\n"
+    "    neither end of the file.\n"
+    "\n"
     "    There, unless --bpf=off, a BPF program on the sampling events also has the kernel\n"
     "    read each sampled user frame's build id and file offset while the mapping exists\n"
     "    (bpf_get_stack with BPF_F_USER_BUILD_ID): this reaches processes that exit and files\n"
@@ -144,7 +154,8 @@ const char kHelp[] =
     "                          (for comparing both paths on one kernel)\n"
     "        --no-buildid-file do not read build ids from the mapped files either: only\n"
     "                          the kernel's records and the BPF program give them (for\n"
-    "                          measuring what each source reaches alone)\n"
+    "                          measuring what each source reaches alone); no Go build\n"
+    "                          ids or file hashes are read then\n"
     "    -h, --help            this text\n"
     "\n"
     "EXIT STATUS\n"
@@ -279,6 +290,9 @@ class Recorder {
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
+  void NoteFileIds(const Mmap2Record& m, const std::string& path, const FileIdentity& ident,
+                   bool has_gnu_id);
+  void FinishFileIds(Features* f);
   Status OnMapping(Mmap2Record& m, const std::string& path, const FileIdentity& ident,
                    bool synthesized);
   void Remember(std::string_view name, const BuildId& id, bool kernel);
@@ -304,6 +318,11 @@ class Recorder {
   std::unique_ptr<PerfDataWriter> writer_;
   HeldFile superseded_;  // the recording FILE.old held before this one (BackupOld)
   BuildIdCache cache_;
+  // The Go build IDs and file hashes of mapped files (kFeatPbidFileIds), each file read once.
+  FileIdsCache file_ids_cache_;
+  MappingFileIds file_ids_;
+  std::map<std::string, uint32_t> file_index_;  // a file's ids (FileIdsKey) -> index in files
+  uint64_t by_go_id_ = 0, by_hash_only_ = 0;    // mappings without a GNU id named otherwise
   std::optional<MaybeBuildId> vdso_;
   std::vector<BuildIdEntry> table_;
   // The (name, id) pairs in table_, each as the name, a NUL and the id's bytes.
@@ -724,11 +743,59 @@ Status Recorder::OnMapping(Mmap2Record& m, const std::string& path, const FileId
   if (id)
     Remember(name, *id, false);
   Counted counted = CountMapping(name, got, found);
+  NoteFileIds(m, path, ident, id.has_value());
   if (bpf_) {
     bpf_->OnMmap2(m, id, id ? found : BuildIdSource::kNone);
     bpf_counted_.push_back(counted);
   }
   return Ok();
+}
+
+// The key of a file's identities in file_index_: files with the same ones are one entry.
+std::string FileIdsKey(const FileIds& ids) {
+  return (ids.go_build_id ? "g" + *ids.go_build_id : std::string("-")) + '\0' +
+         (ids.file_hash ? ids.file_hash->ToHex() : std::string("-"));
+}
+
+// The Go build ID and file hash of a file mapping, read now, while the file exists: the
+// OpenTelemetry specification recommends the hash for every mapping, with a GNU build ID or
+// not. A file that cannot be read gets no entry (its build id, if any, was counted already).
+void Recorder::NoteFileIds(const Mmap2Record& m, const std::string& path, const FileIdentity& ident,
+                           bool has_gnu_id) {
+  if (opt_.no_buildid_file || path.empty() || path[0] != '/')
+    return;
+  std::string p = path;
+  const std::string deleted = " (deleted)";
+  if (p.size() > deleted.size() &&
+      p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
+    p.resize(p.size() - deleted.size());
+  }
+  auto ids = file_ids_cache_.Get(static_cast<pid_t>(m.pid), m.start, m.start + m.len, p, ident);
+  if (!ids.ok() || ids->empty())
+    return;
+  auto [it, added] = file_index_.emplace(FileIdsKey(*ids), file_ids_.files.size());
+  if (added)
+    file_ids_.files.push_back(*ids);
+  file_ids_.mappings.push_back(
+      MappingFileIds::Mapping{m.pid, m.start, m.pgoff, m.sample_id.time, it->second});
+  if (!has_gnu_id) {
+    if (ids->go_build_id)
+      by_go_id_++;
+    else
+      by_hash_only_++;
+  }
+}
+
+void Recorder::FinishFileIds(Features* f) {
+  if (file_ids_.mappings.empty())
+    return;
+  if (to_stdout()) {
+    Warn(
+        "%zu mappings' Go build ids and file hashes not written: a pipe-mode stream cannot "
+        "carry their per-mapping section (perf stops on feature records it does not know)",
+        file_ids_.mappings.size());
+  }
+  f->file_ids = file_ids_;
 }
 
 Status Recorder::SynthesizeKernel() {
@@ -920,6 +987,11 @@ void Recorder::Summary() {
        by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
        by_source_[BuildIdSource::kFile], by_source_[BuildIdSource::kBpf],
        by_source_[BuildIdSource::kNone], unreadable_);
+  if (by_go_id_ > 0 || by_hash_only_ > 0) {
+    Note("mappings without a build id named otherwise: %" PRIu64 " by Go build id, %" PRIu64
+         " by file hash only (%" PRIu64 " files hashed)",
+         by_go_id_, by_hash_only_, file_ids_cache_.files_read());
+  }
   if (unreadable_ > 0)
     Note("first unreadable mapping: %s", first_unreadable_.c_str());
   if (bpf_stats_) {
@@ -1085,6 +1157,7 @@ Features Recorder::FileFeatures() {
     cmdline.push_back(argv_[i]);
   f.cmdline = cmdline;
   FinishBpf(&f);
+  FinishFileIds(&f);
   f.build_ids = table_;
   return f;
 }

@@ -34,7 +34,8 @@ const char kHelp[] =
     "                        [-g|--call-graph[=SPEC]] [--percent-limit PCT] [--comms LIST]\n"
     "                        [--inline|--no-inline]\n"
     "                        [--debug-dir DIR]... [--debuginfod URL | --no-debuginfod]\n"
-    "                        [--kallsyms FILE] [--debug-root DIR]\n"
+    "                        [--debuginfod-budget SECONDS] [--debug-root DIR]\n"
+    "                        [--kallsyms FILE]\n"
     "                        [--format table|folded|flamegraph|pprof [-o FILE]]\n"
     "\n"
     "DESCRIPTION\n"
@@ -47,7 +48,10 @@ const char kHelp[] =
     "      2. DEBUG-ROOT/.build-id/xx/yyyy.debug (and xx/yyyy, the executable);\n"
     "      3. each --debug-dir, same layout;\n"
     "      4. debuginfod servers (DEBUGINFOD_URLS, or --debuginfod URL); an ID a server\n"
-    "         lacks is asked for once per run.\n"
+    "         lacks is asked for once per run. The modules with samples are asked for at\n"
+    "         once, a few at a time, within --debuginfod-budget; after a server error or\n"
+    "         timeout the servers are not asked again, and the coverage summary counts\n"
+    "         what was skipped and why.\n"
     "    Kernel samples are named from kallsyms when it is readable and belongs to the\n"
     "    recorded kernel (same kernel build ID, or same release); else they show as [kernel].\n"
     "\n"
@@ -91,6 +95,10 @@ const char kHelp[] =
     "    --debuginfod URL     query these debuginfod servers (space-separated list),\n"
     "                         overriding DEBUGINFOD_URLS\n"
     "    --no-debuginfod      never query debuginfod\n"
+    "    --debuginfod-budget SECONDS\n"
+    "                         the most time all debuginfod queries of the run take\n"
+    "                         together (default: 5); a transfer still going then is\n"
+    "                         aborted, and what is left is not asked for\n"
     "    --kallsyms FILE      kernel symbols (default: /proc/kallsyms)\n"
     "    --format FMT         table (default), folded, flamegraph or pprof\n"
     "                         folded: one line per stack, command;root;...;leaf COUNT, as\n"
@@ -105,7 +113,8 @@ const char kHelp[] =
     "    -h, --help           this text\n"
     "\n"
     "ENVIRONMENT\n"
-    "    DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT: see debuginfod-find(1).\n"
+    "    DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT (per connection),\n"
+    "    DEBUGINFOD_MAXTIME (per download): see debuginfod-find(1).\n"
     "\n"
     "EXIT STATUS\n"
     "    0  success\n"
@@ -229,6 +238,12 @@ int pbid_cmd_report(int argc, char** argv) {
     opts.symbolizer.use_debuginfod = false;
     return std::string();
   };
+  auto take_budget = [&](const char* v) {
+    if (!pbid::cli::ParseSeconds(v, 0.001, 86400, &opts.symbolizer.debuginfod_budget_seconds))
+      return std::string("bad --debuginfod-budget value '") + v +
+             "': expected seconds from 0.001 to 86400";
+    return std::string();
+  };
   std::vector<std::string> args = AttachCallGraphValues(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& a : args)
@@ -252,6 +267,7 @@ int pbid_cmd_report(int argc, char** argv) {
           {"debug-root", 0, ArgKind::kRequired, Store(&opts.symbolizer.build_id_root)},
           {"debuginfod", 0, ArgKind::kRequired, take_debuginfod},
           {"no-debuginfod", 0, ArgKind::kNone, take_no_debuginfod},
+          {"debuginfod-budget", 0, ArgKind::kRequired, take_budget},
           {"kallsyms", 0, ArgKind::kRequired, Store(&opts.kallsyms_path)},
           {"format", 0, ArgKind::kRequired, Store(&format)},
           {"output", 'o', ArgKind::kRequired, Store(&output)},

@@ -27,7 +27,10 @@ const char kScriptHelp[] =
     "    --show-task-events': samples as 'comm tid time: period event: ip (dso)' followed by\n"
     "    their callchain when recorded with -g; MMAP2 records with their build id in <>, or\n"
     "    maj:min ino when they carry none. Build ids that came from another source than the\n"
-    "    record are shown as <id source>.\n"
+    "    record are shown as <id source>. A mapping without a GNU build ID shows the identity\n"
+    "    the recorder read from its file, named by its kind: <go:ID> (the Go build ID, as go\n"
+    "    tool buildid prints it) or <file-hash:HEX> (the OpenTelemetry specification's file\n"
+    "    hash).\n"
     "\n"
     "OPTIONS\n"
     "    -i, --input FILE   input file (default: perf.data; - reads stdin)\n"
@@ -133,6 +136,11 @@ int pbid_cmd_script(int argc, char** argv) {
     const Mapping* m = ctx.added;
     if (m && m->build_id && m->source != BuildIdSource::kKernelRecord)
       extra = " <" + m->build_id->ToHex() + " " + BuildIdSourceName(m->source) + ">";
+    if (m && !m->build_id) {
+      const Identity other = BestIdentity(std::nullopt, m->file_ids);
+      if (other.kind != IdentityKind::kNone)
+        extra = " <" + std::string(IdentityKindName(other.kind)) + ":" + other.value + ">";
+    }
     printf("%16s %6u %s: %s%s\n", session.CommOf(static_cast<int32_t>(id.pid)).c_str(), id.tid,
            FormatTime(id.time).c_str(), d->c_str(), extra.c_str());
   };

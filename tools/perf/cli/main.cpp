@@ -33,6 +33,7 @@ const char kHelp[] =
     "    script         print the records, like perf script --show-mmap-events\n"
     "    dump           print every record with its offset and raw bytes, like perf report -D\n"
     "    report         symbolize samples by build id; table, coverage, pprof\n"
+    "    symbolize      name BUILDID+0xOFFSET lines by build id, as addr2line does\n"
     "\n"
     "    Run 'perf-buildid <command> --help' for the options of a command.\n"
     "\n"
@@ -52,9 +53,10 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"record", pbid_cmd_record}, {"buildid-list", pbid_cmd_buildid_list},
-    {"maps", pbid_cmd_maps},     {"script", pbid_cmd_script},
-    {"dump", pbid_cmd_dump},     {"report", pbid_cmd_report},
+    {"record", pbid_cmd_record},       {"buildid-list", pbid_cmd_buildid_list},
+    {"maps", pbid_cmd_maps},           {"script", pbid_cmd_script},
+    {"dump", pbid_cmd_dump},           {"report", pbid_cmd_report},
+    {"symbolize", pbid_cmd_symbolize},
 };
 
 int Dispatch(int argc, char** argv) {

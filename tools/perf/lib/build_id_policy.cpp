@@ -24,6 +24,10 @@ void BuildIdPolicy::Load(const Features& features) {
     for (const MappingIdEntry& e : *features.mapping_ids)
       later_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &e;
   }
+  if (features.file_ids) {
+    for (const MappingFileIds::Mapping& e : features.file_ids->mappings)
+      file_ids_[MappingKey{e.pid, e.start, e.pgoff, e.time}] = &features.file_ids->files[e.file];
+  }
 }
 
 void BuildIdPolicy::FollowedBy(uint64_t mmap_offset, std::string filename, const BuildId& id) {
@@ -32,6 +36,11 @@ void BuildIdPolicy::FollowedBy(uint64_t mmap_offset, std::string filename, const
 
 // The build ID of a mapping, from the first source that has one (see session.h).
 void BuildIdPolicy::Resolve(Mapping* m, const std::optional<BuildId>& rec_id, bool synth) const {
+  if (!file_ids_.empty()) {
+    auto f = file_ids_.find(MappingKey{static_cast<uint32_t>(m->pid), m->start, m->pgoff, m->time});
+    if (f != file_ids_.end())
+      m->file_ids = *f->second;
+  }
   const MappingIdEntry* later = nullptr;
   if (!rec_id && !later_ids_.empty()) {
     auto l =
@@ -61,13 +70,16 @@ size_t BuildIdPolicy::DsoFor(const Mapping& m) {
   std::string path = DsoPath(m);
   std::vector<size_t>& same_path = dsos_by_path_[path];
   for (size_t i : same_path) {
-    if (dsos_[i].build_id == m.build_id)
+    // Without a GNU build ID, a file replaced at the same path is another DSO when its other
+    // identities differ.
+    if (dsos_[i].build_id == m.build_id && (m.build_id || dsos_[i].file_ids == m.file_ids))
       return i;
   }
   Dso d;
   d.path = std::move(path);
   d.build_id = m.build_id;
   d.source = m.source;
+  d.file_ids = m.file_ids;
   d.kernel = m.kernel;
   dsos_.push_back(std::move(d));
   same_path.push_back(dsos_.size() - 1);

@@ -3,7 +3,8 @@
 // Internal: where a mapping's build id comes from, and the DSO table it lands in. The sources,
 // in the order include/pbid/session.h lists them: the MMAP2 record's own id, a
 // PERF_RECORD_HEADER_BUILD_ID right after the record, the recorder's per-mapping section
-// (kFeatPbidMappingIds, which may dispute), the HEADER_BUILD_ID feature table.
+// (kFeatPbidMappingIds, which may dispute), the HEADER_BUILD_ID feature table; and beside
+// them the file's other identities (kFeatPbidFileIds).
 #ifndef PBID_LIB_BUILD_ID_POLICY_H_
 #define PBID_LIB_BUILD_ID_POLICY_H_
 
@@ -46,6 +47,8 @@ class BuildIdPolicy {
   // kFeatPbidMappingIds by the MMAP2 record's (pid, start, pgoff, time).
   using MappingKey = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
   std::map<MappingKey, const MappingIdEntry*> later_ids_;
+  // kFeatPbidFileIds by the same key.
+  std::map<MappingKey, const FileIds*> file_ids_;
   // MMAP/MMAP2 offset -> the HEADER_BUILD_ID record right after it (the recorder's fallback).
   std::unordered_map<uint64_t, std::pair<std::string, BuildId>> followed_by_;
   std::vector<Dso> dsos_;

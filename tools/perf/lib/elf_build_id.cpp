@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <vector>
@@ -32,38 +33,76 @@ Error ElfError(const std::string& name, const char* what) {
   return Error(name, std::string(what) + ": " + elf_errmsg(-1));
 }
 
-// Scans one note buffer; true when a GNU build-id note was found (stored in *out).
-Result<bool> ScanNotes(Elf_Data* data, const std::string& name, MaybeBuildId* out) {
+// One note as the walker hands it out: its header, owner name and descriptor, all inside the
+// buffer libelf checked (gelf_getnote refuses a note that runs past its segment or section).
+struct Note {
+  const GElf_Nhdr& nhdr;
+  const char* owner;  // n_namesz bytes, NUL included
+  const uint8_t* desc;
+  size_t desc_off;  // within its buffer, for errors
+};
+// Returns true to stop the walk (the note was the one looked for).
+using NoteVisitor = std::function<Result<bool>(const Note&)>;
+
+// Walks one note buffer; true when the visitor stopped it.
+Result<bool> ScanNotes(Elf_Data* data, const NoteVisitor& visit) {
   size_t off = 0;
   GElf_Nhdr nhdr;
   size_t name_off, desc_off;
   while (off < data->d_size && (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
     const char* base = static_cast<const char*>(data->d_buf);
-    if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-        memcmp(base + name_off, "GNU", 4) == 0) {
-      auto id = BuildId::FromBytes(base + desc_off, nhdr.n_descsz);
-      if (!id.ok()) {
-        return Error(name + ": NT_GNU_BUILD_ID.n_descsz", desc_off,
-                     "build id of " + std::to_string(nhdr.n_descsz) + " bytes");
-      }
-      *out = *id;
-      return true;
-    }
+    auto r = visit(
+        Note{nhdr, base + name_off, reinterpret_cast<const uint8_t*>(base) + desc_off, desc_off});
+    if (!r.ok() || *r)
+      return r;
   }
   return false;
 }
 
-}  // namespace
-
-bool LibelfReady() {
-  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
-  return ok;
+// owner_size counts the NULs after the name: "GNU\0" is 4, and Go's linker writes "Go\0\0",
+// also 4 (its ELF_NOTE_GO_NAME).
+bool IsNote(const Note& n, const char* owner, size_t owner_size, uint32_t type) {
+  return n.nhdr.n_type == type && n.nhdr.n_namesz == owner_size &&
+         memcmp(n.owner, owner, owner_size) == 0;
 }
 
-Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name) {
+// The descriptor of Go's build-ID note is the string `go tool buildid` prints; the linker
+// pads it with NULs to the note's alignment.
+constexpr uint32_t kNoteGoBuildIdTag = 4;  // NOTE_GOBUILDID_TAG in Go's cmd/link
+constexpr size_t kMaxGoBuildId = 1024;
+
+Result<bool> FindGoBuildId(const Note& n, const std::string& name,
+                           std::optional<std::string>* out) {
+  if (!IsNote(n, "Go\0\0", 4, kNoteGoBuildIdTag))
+    return false;
+  size_t len = strnlen(reinterpret_cast<const char*>(n.desc), n.nhdr.n_descsz);
+  if (len == 0 || len > kMaxGoBuildId) {
+    return Error(name + ": Go build ID note.n_descsz", n.desc_off,
+                 "Go build ID of " + std::to_string(len) + " characters");
+  }
+  *out = std::string(reinterpret_cast<const char*>(n.desc), len);
+  return true;
+}
+
+Result<bool> FindGnuBuildId(const Note& n, const std::string& name, MaybeBuildId* out) {
+  if (!IsNote(n, "GNU", 4, NT_GNU_BUILD_ID))
+    return false;
+  auto id = BuildId::FromBytes(n.desc, n.nhdr.n_descsz);
+  if (!id.ok()) {
+    return Error(name + ": NT_GNU_BUILD_ID.n_descsz", n.desc_off,
+                 "build id of " + std::to_string(n.nhdr.n_descsz) + " bytes");
+  }
+  *out = *id;
+  return true;
+}
+
+// The one walk over an ELF file's notes: PT_NOTE segments first, then SHT_NOTE sections, each
+// note handed to visit until it returns true. Both the GNU and the Go build ID are read
+// through here, so that a file's notes are checked the same way whichever one is looked for.
+// The same note is seen twice when it is in both a segment and a section.
+Status WalkNotes(Elf* elf, const std::string& name, const NoteVisitor& visit) {
   if (elf_kind(elf) != ELF_K_ELF)
     return Error(name, "not an ELF file");
-  MaybeBuildId found;
   // Program headers first: that is what the loader (and the kernel) sees.
   // A header or note that cannot be read is an error: skipping it could turn a truncated file
   // into "no build id".
@@ -95,11 +134,11 @@ Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name) {
                    "cannot read the " + std::to_string(phdr.p_filesz) +
                        "-byte PT_NOTE segment: " + elf_errmsg(-1));
     }
-    auto r = ScanNotes(data, name, &found);
+    auto r = ScanNotes(data, visit);
     if (!r.ok())
       return r.error();
     if (*r)
-      return found;
+      return Ok();
   }
   // Then section headers: separate debug files and relocatable objects have no PT_NOTE.
   size_t shnum = 0;
@@ -126,13 +165,59 @@ Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name) {
                    "cannot read the " + std::to_string(shdr.sh_size) +
                        "-byte SHT_NOTE section: " + elf_errmsg(-1));
     }
-    auto r = ScanNotes(data, name, &found);
+    auto r = ScanNotes(data, visit);
     if (!r.ok())
       return r.error();
     if (*r)
-      return found;
+      return Ok();
   }
-  return MaybeBuildId();
+  return Ok();
+}
+
+}  // namespace
+
+bool LibelfReady() {
+  static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
+  return ok;
+}
+
+Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name) {
+  MaybeBuildId found;
+  PBID_RETURN_IF_ERROR(
+      WalkNotes(elf, name, [&](const Note& n) { return FindGnuBuildId(n, name, &found); }));
+  return found;
+}
+
+Result<ElfIds> ReadElfIdsElf(Elf* elf, const std::string& name) {
+  ElfIds ids;
+  PBID_RETURN_IF_ERROR(WalkNotes(elf, name, [&](const Note& n) -> Result<bool> {
+    if (!ids.gnu)
+      PBID_RETURN_IF_ERROR(FindGnuBuildId(n, name, &ids.gnu));
+    if (!ids.go)
+      PBID_RETURN_IF_ERROR(FindGoBuildId(n, name, &ids.go));
+    return ids.gnu && ids.go;
+  }));
+  return ids;
+}
+
+Result<ElfIds> ReadElfIdsFd(int fd, const std::string& name) {
+  if (!LibelfReady())
+    return Error("libelf", "elf_version failed");
+  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  if (!elf)
+    return ElfError(name, "cannot read ELF");
+  return ReadElfIdsElf(elf.get(), name);
+}
+
+Result<std::optional<std::string>> ReadGoBuildId(const std::string& path) {
+  auto fd = OpenRegularFile(path);
+  if (!fd.ok())
+    return fd.error();
+  auto r = ReadElfIdsFd(*fd, path);
+  close(*fd);
+  if (!r.ok())
+    return r.error();
+  return r->go;
 }
 
 Result<MaybeBuildId> ReadElfBuildIdFd(int fd, const std::string& name) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // The feature sections of perf.data: one row per bit with its name, encoder and decoder.
+#include <cstring>
 #include <unordered_map>
 
 #include "pbid/record_builder.h"
@@ -301,6 +302,124 @@ Status DecodeMappingIds(const FeatureSection& s, Features* f, std::vector<EventA
   return Ok();
 }
 
+// kFeatPbidFileIds: u32 version (1), u32 file entry size, u32 mapping entry size, u32 zero,
+// u64 file count, u64 mapping count; then the files, each u8 flags (1: file hash, 2: Go build
+// ID), u8 zero, u16 Go build ID length, u32 zero, the file hash in 16 bytes (zeros when
+// absent), up to the file entry size, then the Go build ID's bytes padded with zeros to 8;
+// then the mappings, each u64 time, u64 start, u64 pgoff, u32 pid, u32 file index, up to the
+// mapping entry size. As in kFeatPbidMappingIds, a later version may append fields to either
+// entry: the sizes say how far to skip.
+constexpr uint32_t kFileIdsVersion = 1;
+constexpr uint32_t kFileEntrySize = 24;
+constexpr uint32_t kFileMappingEntrySize = 32;
+constexpr uint8_t kFileHasHash = 1, kFileHasGo = 2;
+
+Result<bool> EncodeFileIds(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.file_ids)
+    return false;
+  w.U32(kFileIdsVersion);
+  w.U32(kFileEntrySize);
+  w.U32(kFileMappingEntrySize);
+  w.U32(0);
+  w.U64(f.file_ids->files.size());
+  w.U64(f.file_ids->mappings.size());
+  for (const FileIds& ids : f.file_ids->files) {
+    const std::string go = ids.go_build_id.value_or("");
+    if (go.size() > UINT16_MAX)
+      return Error(FeatureField(kFeatPbidFileIds, ".go_build_id"), "longer than 65535 bytes");
+    w.U8((ids.file_hash ? kFileHasHash : 0) | (ids.go_build_id ? kFileHasGo : 0));
+    w.U8(0);
+    w.U16(static_cast<uint16_t>(go.size()));
+    w.U32(0);
+    if (ids.file_hash)
+      w.Bytes(ids.file_hash->data(), FileHash::kSize);
+    else
+      w.Zeros(FileHash::kSize);
+    w.Bytes(go.data(), go.size());
+    w.Zeros((8 - go.size() % 8) % 8);
+  }
+  for (const MappingFileIds::Mapping& m : f.file_ids->mappings) {
+    if (m.file >= f.file_ids->files.size())
+      return Error(FeatureField(kFeatPbidFileIds, ".mapping.file"), "no such file");
+    w.U64(m.time);
+    w.U64(m.start);
+    w.U64(m.pgoff);
+    w.U32(m.pid);
+    w.U32(m.file);
+  }
+  return true;
+}
+
+Status DecodeFileIds(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  ByteReader br = Reader(s);
+  const std::string name = FeatureField(kFeatPbidFileIds, "");
+  PBID_ASSIGN_OR_RETURN(uint32_t version, br.U32(0, (name + ".version").c_str()));
+  // Another version is another writer's format: read as no such ids, as perf skips a section
+  // it does not know.
+  if (version != kFileIdsVersion)
+    return Ok();
+  PBID_ASSIGN_OR_RETURN(uint32_t file_size, br.U32(4, (name + ".file_entry_size").c_str()));
+  PBID_ASSIGN_OR_RETURN(uint32_t map_size, br.U32(8, (name + ".mapping_entry_size").c_str()));
+  PBID_ASSIGN_OR_RETURN(uint64_t nr_files, br.U64(16, (name + ".nr_files").c_str()));
+  PBID_ASSIGN_OR_RETURN(uint64_t nr_maps, br.U64(24, (name + ".nr_mappings").c_str()));
+  if (file_size < kFileEntrySize)
+    return Error(name + ".file_entry_size", s.off + 4, "smaller than a file of version 1");
+  if (map_size < kFileMappingEntrySize)
+    return Error(name + ".mapping_entry_size", s.off + 8, "smaller than a mapping of version 1");
+  if (nr_files > s.size / file_size)
+    return Error(name + ".nr_files", s.off + 16, "count exceeds the section");
+  MappingFileIds out;
+  out.files.reserve(nr_files);
+  size_t pos = 32;
+  for (uint64_t i = 0; i < nr_files; i++) {
+    const std::string field = name + ".file[" + std::to_string(i) + "]";
+    if (!br.Has(pos, file_size))
+      return br.OutOfBounds(pos, file_size, field.c_str());
+    ByteCursor c(br, pos);
+    const uint8_t flags = c.U8();
+    c.Skip(1);
+    const uint16_t go_len = br.U16At(c.offset());
+    c.Skip(2 + 4);
+    FileIds ids;
+    if (flags & kFileHasHash) {
+      uint8_t h[FileHash::kSize];
+      memcpy(h, br.data() + c.offset(), sizeof(h));
+      ids.file_hash = FileHash::FromBytes(h);
+    }
+    pos += file_size;
+    const size_t padded = (go_len + 7u) / 8 * 8;
+    if (!br.Has(pos, padded))
+      return br.OutOfBounds(pos, padded, (field + ".go_build_id").c_str());
+    if (flags & kFileHasGo) {
+      if (go_len == 0)
+        return Error(field + ".go_len", s.off + pos - file_size + 2, "an empty Go build ID");
+      ids.go_build_id = std::string(reinterpret_cast<const char*>(br.data() + pos), go_len);
+    }
+    pos += padded;
+    out.files.push_back(std::move(ids));
+  }
+  if (nr_maps > (s.size - pos) / map_size)
+    return Error(name + ".nr_mappings", s.off + 24, "count exceeds the section");
+  out.mappings.reserve(nr_maps);
+  for (uint64_t i = 0; i < nr_maps; i++, pos += map_size) {
+    ByteCursor c(br, pos);
+    MappingFileIds::Mapping m;
+    m.time = c.U64();
+    m.start = c.U64();
+    m.pgoff = c.U64();
+    m.pid = c.U32();
+    const size_t file_at = c.offset();
+    m.file = c.U32();
+    if (m.file >= out.files.size()) {
+      return Error(name + ".mapping[" + std::to_string(i) + "].file", s.off + file_at,
+                   "no file " + std::to_string(m.file) + " in the section");
+    }
+    out.mappings.push_back(m);
+  }
+  f->file_ids = std::move(out);
+  return Ok();
+}
+
 // perf's feat_ops[] for the bits this library knows; a new feature is one row here, at its
 // bit's place.
 constexpr FeatureOps kFeatures[] = {
@@ -324,6 +443,7 @@ constexpr FeatureOps kFeatures[] = {
     {kFeatEventDesc, "EVENT_DESC", EncodeEventDesc, DecodeEventDesc},
     {kFeatCompressed, "COMPRESSED", EncodeCompressed, DecodeCompressed},
     {kFeatPbidMappingIds, "PBID_MAPPING_IDS", EncodeMappingIds, DecodeMappingIds, false},
+    {kFeatPbidFileIds, "PBID_FILE_IDS", EncodeFileIds, DecodeFileIds, false},
 };
 
 constexpr bool InBitOrder() {

@@ -364,6 +364,54 @@ TEST(PerfDataTest, MappingIdsSectionRoundTripsAndRejectsBadEntries) {
   EXPECT_FALSE((*lr)->features().mapping_ids);
 }
 
+// The second section of the recorder, a mapping's Go build ID and file hash: read back as
+// written, each file once, and given to the session's mapping (never as its GNU build ID).
+TEST(PerfDataTest, FileIdsSectionRoundTripsIntoTheSession) {
+  EventAttr a = Attr({1}, false);
+  Features f;
+  FileIds go, hash_only;
+  go.go_build_id = "abc/def/ghi/jkl";
+  uint8_t h[FileHash::kSize] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  go.file_hash = FileHash::FromBytes(h);
+  hash_only.file_hash = FileHash::FromBytes(h);
+  f.file_ids = MappingFileIds{{go, hash_only}, {{42, 0x400000, 0, 7, 0}, {43, 0x500000, 0, 8, 1}}};
+  std::string path = TempPath("file-ids.data");
+  {
+    auto w = PerfDataWriter::Create(path, {a});
+    ASSERT_TRUE(w.ok());
+    for (uint32_t pid : {42u, 43u}) {
+      Mmap2Record m;
+      m.pid = m.tid = pid;
+      m.start = pid == 42 ? 0x400000 : 0x500000;
+      m.len = 0x1000;
+      m.filename = "/bin/x";
+      m.sample_id.time = pid == 42 ? 7 : 8;
+      ASSERT_TRUE((*w)->WriteRecord(*BuildMmap2(m, PERF_RECORD_MISC_USER, &a)).ok());
+    }
+    ASSERT_TRUE((*w)->Finish(f).ok());
+  }
+  auto r = PerfDataReader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_TRUE((*r)->features().file_ids);
+  const MappingFileIds& got = *(*r)->features().file_ids;
+  ASSERT_EQ(2u, got.files.size());
+  EXPECT_EQ(go, got.files[0]);
+  EXPECT_EQ(hash_only, got.files[1]);
+  ASSERT_EQ(2u, got.mappings.size());
+  EXPECT_EQ(1u, got.mappings[1].file);
+  EXPECT_FALSE((*r)->features().build_ids && !(*r)->features().build_ids->empty());
+  Session s(**r);
+  ASSERT_TRUE(s.Process().ok());
+  ASSERT_EQ(2u, s.mappings().size());
+  EXPECT_FALSE(s.mappings()[0].build_id);
+  EXPECT_EQ(go, s.mappings()[0].file_ids);
+  EXPECT_EQ(IdentityKind::kGo, BestIdentity(std::nullopt, s.mappings()[0].file_ids).kind);
+  EXPECT_EQ(IdentityKind::kFileHash, BestIdentity(std::nullopt, s.mappings()[1].file_ids).kind);
+  // One path, two identities: two DSOs.
+  EXPECT_EQ(2u, s.dsos().size());
+  unlink(path.c_str());
+}
+
 TEST(PerfDataTest, SessionSourcesAndHits) {
   std::string path = WriteFile("session.data");
   auto r = PerfDataReader::Open(path);

@@ -2,6 +2,7 @@
 #include "pbid/proc_maps.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace pbid {
@@ -121,10 +123,15 @@ std::string NotTheSameFile(int fd, const FileIdentity& ident) {
   return "";
 }
 
+// What is read from a file once it is open (the fd is closed by the caller).
+template <typename T>
+using FdReader = std::function<Result<T>(int fd, const std::string& name)>;
+
 // *refused is set when p opened but is not (or cannot be shown to be) the mapped file: that is
 // the reason worth reporting, more than the paths that did not open.
-Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode,
-                             bool* refused = nullptr) {
+template <typename T>
+Result<T> TryPath(const std::string& p, const FileIdentity& ident, bool check_inode,
+                  const FdReader<T>& read, bool* refused = nullptr) {
   auto opened = OpenRegularFile(p);
   if (!opened.ok())
     return opened.error();
@@ -138,20 +145,20 @@ Result<MaybeBuildId> TryPath(const std::string& p, const FileIdentity& ident, bo
       return Error(p, why);
     }
   }
-  auto r = ReadElfBuildIdFd(fd, p);
+  auto r = read(fd, p);
   close(fd);
   return r;
 }
 
-}  // namespace
-
-Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
-                                        const std::string& path, const FileIdentity& ident) {
+// The file mapped at [start, end) in pid, found in the order the file comment gives, and read.
+template <typename T>
+Result<T> ReadMapping(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                      const FileIdentity& ident, const FdReader<T>& read) {
   char range[64];
   snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64, start, end);
   std::string proc = "/proc/" + std::to_string(pid);
   // map_files is the mapped file itself, even when deleted or in another mount namespace.
-  auto r = TryPath(proc + "/map_files/" + range, ident, false);
+  auto r = TryPath<T>(proc + "/map_files/" + range, ident, false, read);
   if (r.ok())
     return r;
   Error first = r.error();
@@ -159,7 +166,7 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
     return first;
   // A process that already exited or a mapping already gone: look the path up in its root.
   bool refused = false;
-  r = TryPath(proc + "/root" + path, ident, true, &refused);
+  r = TryPath<T>(proc + "/root" + path, ident, true, read, &refused);
   if (r.ok())
     return r;
   Error refusal = refused ? r.error() : Error();
@@ -167,7 +174,7 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   // proves it is the same file.
   if (ident.ino != 0) {
     bool here_refused = false;
-    r = TryPath(path, ident, true, &here_refused);
+    r = TryPath<T>(path, ident, true, read, &here_refused);
     if (r.ok())
       return r;
     if (here_refused) {
@@ -176,6 +183,26 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
     }
   }
   return refused ? refusal : first;
+}
+
+}  // namespace
+
+Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
+                                        const std::string& path, const FileIdentity& ident) {
+  return ReadMapping<MaybeBuildId>(pid, start, end, path, ident, ReadElfBuildIdFd);
+}
+
+Result<FileIds> ReadFileIdsFd(int fd, const std::string& name) {
+  FileIds ids;
+  PBID_ASSIGN_OR_RETURN(ids.file_hash, ComputeFileHashFd(fd, name));
+  // Not ELF (a mapped script or data file with PROT_EXEC) is no error here: it has no Go build
+  // ID, and its hash still names it.
+  char magic[SELFMAG];
+  if (pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0) {
+    PBID_ASSIGN_OR_RETURN(ElfIds elf, ReadElfIdsFd(fd, name));
+    ids.go_build_id = std::move(elf.go);
+  }
+  return ids;
 }
 
 Result<MaybeBuildId> VdsoBuildId() {
@@ -206,6 +233,40 @@ Result<MaybeBuildId> BuildIdCache::Get(pid_t pid, uint64_t start, uint64_t end,
   auto r = ReadMappingBuildId(pid, start, end, path, ident);
   if (r.ok() && cacheable)
     by_inode_[key] = *r;
+  return r;
+}
+
+Result<FileIds> FileIdsCache::Get(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                                  const FileIdentity& ident) {
+  // An inode with its generation names one file for good: no need to open it again.
+  auto ident_key = std::make_tuple(ident.maj, ident.min, ident.ino, ident.ino_generation);
+  const bool by_ident = ident.ino != 0 && ident.ino_generation != 0;
+  if (by_ident) {
+    auto it = by_ident_.find(ident_key);
+    if (it != by_ident_.end())
+      return it->second;
+  }
+  FdReader<FileIds> read = [this](int fd, const std::string& name) -> Result<FileIds> {
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+      return Error::Sys(name, errno, "cannot stat");
+    // Without a generation: the file as it is now, by device, inode, size and modification
+    // time, so that a file rewritten in place is read again.
+    FileKey key{st.st_dev, st.st_ino, static_cast<uint64_t>(st.st_size),
+                static_cast<int64_t>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec};
+    auto it = by_file_.find(key);
+    if (it != by_file_.end())
+      return it->second;
+    auto ids = ReadFileIdsFd(fd, name);
+    if (ids.ok()) {
+      by_file_[key] = *ids;
+      files_read_++;
+    }
+    return ids;
+  };
+  auto r = ReadMapping<FileIds>(pid, start, end, path, ident, read);
+  if (r.ok() && by_ident)
+    by_ident_[ident_key] = *r;
   return r;
 }
 

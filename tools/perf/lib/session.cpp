@@ -10,6 +10,26 @@
 
 namespace pbid {
 
+const char* IdentityKindName(IdentityKind k) {
+  switch (k) {
+    case IdentityKind::kGnu: return "gnu";
+    case IdentityKind::kGo: return "go";
+    case IdentityKind::kFileHash: return "file-hash";
+    case IdentityKind::kNone: break;
+  }
+  return "none";
+}
+
+Identity BestIdentity(const std::optional<BuildId>& gnu, const FileIds& other) {
+  if (gnu)
+    return Identity{IdentityKind::kGnu, gnu->ToHex()};
+  if (other.go_build_id)
+    return Identity{IdentityKind::kGo, *other.go_build_id};
+  if (other.file_hash)
+    return Identity{IdentityKind::kFileHash, other.file_hash->ToHex()};
+  return Identity{};
+}
+
 namespace {
 
 bool IsMmap(const RecordView& r) {

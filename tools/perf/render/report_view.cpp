@@ -372,18 +372,20 @@ void WriteCoverage(const SampleCoverage& c, const SymbolizerCoverage& s, FILE* o
     return c.total == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(c.total);
   };
   fprintf(out, "# Build-ID coverage: %" PRIu64 " samples\n", c.total);
-  fprintf(out, "#   %-28s %8s %8s\n", "mapping's build ID from", "samples", "percent");
+  fprintf(out, "#   %-42s %8s %8s\n", "mapping's build ID from", "samples", "percent");
   const std::pair<const char*, uint64_t> rows[] = {
       {"kernel record (MMAP2)", c.kernel_record},
       {"synthesized (MMAP2)", c.synthesized},
       {"file fallback (ID table)", c.file},
       {"bpf (at sample time)", c.bpf},
+      {"no GNU build ID, identified by Go build ID", c.go_build_id},
+      {"identified by file hash only", c.file_hash_only},
       {"none", c.none},
       {"kernel samples", c.kernel},
       {"outside any mapping", c.unmapped},
   };
   for (const auto& [name, n] : rows) {
-    fprintf(out, "#   %-28s %8" PRIu64 " %7.2f%%\n", name, n, pct(n));
+    fprintf(out, "#   %-42s %8" PRIu64 " %7.2f%%\n", name, n, pct(n));
   }
   uint64_t user = c.total - c.kernel;
   uint64_t with_id = c.kernel_record + c.synthesized + c.file + c.bpf;
@@ -413,8 +415,11 @@ void WriteCoverage(const SampleCoverage& c, const SymbolizerCoverage& s, FILE* o
   fprintf(out, "#   recorded path with another build ID (mismatch, not used): %d\n",
           s.path_mismatches);
   fprintf(out, "#   recorded path missing: %d\n", s.path_missing);
-  fprintf(out, "#   debuginfod queries: %d%s%s\n", s.debuginfod_queries,
+  fprintf(out, "#   debuginfod queries: %d%s%s", s.debuginfod_queries,
           s.debuginfod_error.empty() ? "" : ", last error: ", s.debuginfod_error.c_str());
+  if (s.debuginfod_skipped != 0)
+    fprintf(out, "; skipped %d (%s)", s.debuginfod_skipped, s.debuginfod_skip_reason.c_str());
+  fputc('\n', out);
 }
 
 void WriteFolded(const Profile& profile, FILE* out) {

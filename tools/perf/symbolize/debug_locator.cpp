@@ -9,6 +9,9 @@
 
 #include <cstring>
 
+#include "pbid/elf_build_id.h"
+#include "pbid/file_hash.h"
+
 namespace pbid {
 
 namespace {
@@ -69,7 +72,8 @@ Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptio
     loc->build_id_dirs_.emplace_back(IsDirectory(sub) ? sub : dir, SymbolSource::kDebugDir);
   }
   if (options.use_debuginfod) {
-    auto client = DebuginfodClient::Create(options.debuginfod_urls);
+    auto client =
+        DebuginfodClient::Create(options.debuginfod_urls, options.debuginfod_budget_seconds);
     if (!client.ok())
       return client.error();
     loc->debuginfod_ = std::move(*client);
@@ -85,6 +89,13 @@ std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const B
   auto file_id = elf->ReadBuildId();
   if (!file_id.ok() || !file_id->has_value() || **file_id != id)
     return std::nullopt;
+  return Describe(path, source);
+}
+
+std::optional<LocatedFile> DebugLocator::Describe(const std::string& path, SymbolSource source) {
+  auto elf = ElfFile::Open(path);
+  if (!elf.ok())
+    return std::nullopt;
   LocatedFile f;
   f.path = path;
   f.source = source;
@@ -95,7 +106,7 @@ std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const B
   return f;
 }
 
-LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorded_path) {
+LocatedModule DebugLocator::LocateLocal(const BuildId& id, const std::string& recorded_path) {
   LocatedModule m;
 
   // 1. The recorded path, only if it still holds the recorded build ID.
@@ -136,6 +147,11 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
     }
   }
 
+  return m;
+}
+
+LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorded_path) {
+  LocatedModule m = LocateLocal(id, recorded_path);
   // 4. debuginfod, last because it may go over the network.
   if (debuginfod_ && debuginfod_->Enabled()) {
     if (!m.debug) {
@@ -150,6 +166,52 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
     }
   }
   return m;
+}
+
+LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::string& recorded_path) {
+  LocatedModule m;
+  if (ids.empty() || recorded_path.empty() || recorded_path[0] != '/')
+    return m;
+  auto elf = ElfFile::Open(recorded_path);
+  if (!elf.ok()) {
+    m.path_missing = true;
+    return m;
+  }
+  // Every identity the recording has must match: the Go build ID names the build, the file
+  // hash (OpenTelemetry's htlhash) the bytes at the file's ends and its length.
+  bool same = true;
+  if (ids.go_build_id) {
+    auto go = ReadGoBuildId(recorded_path);
+    same = go.ok() && *go == ids.go_build_id;
+  }
+  if (same && ids.file_hash) {
+    auto h = ComputeFileHash(recorded_path);
+    same = h.ok() && *h == *ids.file_hash;
+  }
+  if (!same) {
+    m.path_mismatch = true;
+    return m;
+  }
+  m.exec = Describe(recorded_path, SymbolSource::kPath);
+  if (m.exec && m.exec->has_dwarf)
+    m.debug = m.exec;
+  return m;
+}
+
+void DebugLocator::Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules) {
+  if (!debuginfod_ || !debuginfod_->Enabled())
+    return;
+  // What Locate asks debuginfod for: the debug file unless found locally, the executable
+  // unless found locally.
+  std::vector<std::pair<BuildId, DebuginfodClient::Kind>> wanted;
+  for (const auto& [id, path] : modules) {
+    LocatedModule m = LocateLocal(id, path);
+    if (!m.debug)
+      wanted.emplace_back(id, DebuginfodClient::Kind::kDebuginfo);
+    if (!m.exec)
+      wanted.emplace_back(id, DebuginfodClient::Kind::kExecutable);
+  }
+  debuginfod_->Prefetch(wanted);
 }
 
 }  // namespace pbid

@@ -13,6 +13,7 @@
 #include "debuginfod_client.h"
 #include "elf_file.h"
 #include "pbid/build_id.h"
+#include "pbid/perf_data.h"
 #include "pbid/result.h"
 #include "pbid/symbolize/symbolizer.h"
 
@@ -38,15 +39,29 @@ class DebugLocator {
   static Result<std::unique_ptr<DebugLocator>> Create(const SymbolizerOptions& options);
 
   LocatedModule Locate(const BuildId& id, const std::string& recorded_path);
+  // A file without a GNU build ID, named by its Go build ID and/or file hash: the recorded path
+  // only, used if each identity recorded matches the file there. The .build-id directories
+  // and debuginfod are keyed by GNU build IDs and cannot serve these.
+  LocatedModule LocateByFileIds(const FileIds& ids, const std::string& recorded_path);
+
+  // Asks debuginfod at once, concurrently and within its budget, for every file that Locate
+  // would ask it for for these modules (build ID, recorded path), so that Locate finds the
+  // answers waiting. Nothing without debuginfod.
+  void Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules);
 
   const DebuginfodClient* debuginfod() const { return debuginfod_.get(); }
   ~DebugLocator();
 
  private:
   explicit DebugLocator(const SymbolizerOptions& options) : options_(options) {}
+  // Steps 1 to 3 of Locate: everything but debuginfod.
+  LocatedModule LocateLocal(const BuildId& id, const std::string& recorded_path);
   // Opens path and keeps it only if its build ID equals id.
   std::optional<LocatedFile> Verify(const std::string& path, const BuildId& id,
                                     SymbolSource source) const;
+
+  // The file at path as a LocatedFile (its identity checked by the caller).
+  static std::optional<LocatedFile> Describe(const std::string& path, SymbolSource source);
 
   SymbolizerOptions options_;
   std::vector<std::pair<std::string, SymbolSource>> build_id_dirs_;

@@ -49,6 +49,10 @@ uint64_t PprofBuilder::AddMapping(const PprofMapping& m) {
   pm->set_file_offset(m.file_offset);
   pm->set_filename(Str(m.filename));
   pm->set_build_id(Str(m.build_id_hex));
+  if (!m.build_id_kind.empty() && m.build_id_kind != "gnu") {
+    AddComment("mapping " + std::to_string(id) + " build_id kind " + m.build_id_kind + ": " +
+               m.filename);
+  }
   mappings_.emplace(key, id);
   return id;
 }

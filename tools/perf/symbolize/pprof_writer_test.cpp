@@ -48,7 +48,7 @@ class PprofTest : public ::testing::Test {
         {"spin_alpha", 50}, {"spin_beta", 30}, {"spin_outer", 20}};
     for (const auto& [fn, n] : counts) {
       const RecordedFunction& f = recorded_.at(fn);
-      PprofMapping m{f.start, f.end, f.pgoff, path_, hex_};
+      PprofMapping m{f.start, f.end, f.pgoff, path_, hex_, "gnu"};
       uint64_t mid = b.AddMapping(m);
       auto r = (*s)->SymbolizeAddress(id, path_, f.start, f.pgoff, f.addr);
       EXPECT_TRUE(r.ok());
@@ -57,7 +57,7 @@ class PprofTest : public ::testing::Test {
       EXPECT_TRUE(b.AddSample({loc}, {n, n * 1000000}, {{"pid", 42}}).ok());
     }
     uint64_t lib = b.AddMapping(
-        {0x7f0000000000, 0x7f0000010000, 0x1000, "/usr/lib/libunknown.so", kUnsymbolizedId});
+        {0x7f0000000000, 0x7f0000010000, 0x1000, "/usr/lib/libunknown.so", kUnsymbolizedId, "gnu"});
     uint64_t raw = b.AddLocation(lib, 0x7f0000000abc, {});
     EXPECT_TRUE(b.AddSample({raw}, {5, 5000000}).ok());
     EXPECT_FALSE(b.AddSample({raw}, {1}).ok()) << "wrong value count must be rejected";

@@ -153,6 +153,15 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
       if (r.ok())
         c->s = std::move(*r);
     }
+  } else if (!m.file_ids.empty()) {
+    // The DSO's index stands for its file identity as for a build ID: one cache.
+    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, lookup});
+    c = &it->second;
+    if (added) {
+      auto r = symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, lookup, detail);
+      if (r.ok())
+        c->s = std::move(*r);
+    }
   } else {
     c = &none;
   }
@@ -167,7 +176,8 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     // Unnamed, perf keeps each address apart: in a call chain the sampled address, and for
     // the sample's own entry the address within the mapping.
     uint32_t dso = profile.names().Id(Basename(m.path));
-    FrameKind kind = m.build_id ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
+    FrameKind kind =
+        m.build_id || !m.file_ids.empty() ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
     // Without call chains the stack is the sample's own entry (below): no second frame.
     if (options.callchains)
       frames.push_back(Unnamed(dso, ip, kind));
@@ -175,8 +185,11 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
       self_frame = Unnamed(dso, offset, kind);
   }
   if (pprof) {
+    // The best identity: GNU, else Go, else the file hash, its kind named (pprof_writer.h).
+    const Identity best = BestIdentity(m.build_id, m.file_ids);
     uint64_t mid =
-        pprof->AddMapping({m.start, m.end, m.pgoff, m.path, m.build_id ? m.build_id->ToHex() : ""});
+        pprof->AddMapping({m.start, m.end, m.pgoff, m.path, best.value,
+                           best.kind == IdentityKind::kNone ? "" : IdentityKindName(best.kind)});
     locs.push_back(pprof->AddLocation(mid, ip, ok ? c->s.frames : std::vector<SourceFrame>{}));
   }
 }
@@ -212,8 +225,9 @@ void Report::Impl::AddKernel(uint64_t ip) {
     if (pprof) {
       uint64_t mid = 0;
       if (km != nullptr) {
-        mid = pprof->AddMapping(
-            {km->start, km->end, km->pgoff, km->path, km->build_id ? km->build_id->ToHex() : ""});
+        mid = pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
+                                 km->build_id ? km->build_id->ToHex() : "",
+                                 km->build_id ? "gnu" : ""});
       }
       k.location = pprof->AddLocation(mid, ip, n.frames);
     }
@@ -313,7 +327,14 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
       case BuildIdSource::kSynthesized: cov.synthesized++; break;
       case BuildIdSource::kFile: cov.file++; break;
       case BuildIdSource::kBpf: cov.bpf++; break;
-      case BuildIdSource::kNone: cov.none++; break;
+      case BuildIdSource::kNone:
+        if (ctx.mapping->file_ids.go_build_id)
+          cov.go_build_id++;
+        else if (ctx.mapping->file_ids.file_hash)
+          cov.file_hash_only++;
+        else
+          cov.none++;
+        break;
     }
   } else {
     cov.unmapped++;
@@ -393,6 +414,21 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof = std::make_unique<PprofBuilder>(types, EventValueType(first), period);
     im.pprof->SetDefaultSampleType(EventValueType(first).type);
     im.pprof->AddComment("perf-buildid report");
+  }
+
+  // Debuginfod is asked for every module with samples at once, concurrently and within its
+  // budget, rather than one module at a time as samples reach them: that needs the modules
+  // first, from a pass over the records. Modules only in callchains are asked for as they come,
+  // within what is left of the budget. A pass that fails here fails again below, and says so.
+  if (im.symbolizer->UsesDebuginfod()) {
+    Session survey(reader);
+    (void)survey.Process();
+    std::vector<std::pair<BuildId, std::string>> modules;
+    for (const Dso& d : survey.dsos()) {
+      if (d.samples != 0 && d.build_id && !d.kernel)
+        modules.emplace_back(*d.build_id, d.path);
+    }
+    im.symbolizer->Prefetch(modules);
   }
 
   uint64_t first_time = 0, last_time = 0;

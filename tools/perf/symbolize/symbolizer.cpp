@@ -250,6 +250,8 @@ struct Symbolizer::Impl {
   std::unique_ptr<DebugLocator> locator;
   std::unordered_map<BuildId, std::unique_ptr<Module>> modules;
   std::set<std::pair<std::string, BuildId>> seen_paths;
+  // Files without a GNU build ID, by recorded path and their other identities.
+  std::map<std::string, std::unique_ptr<Module>> file_modules;
   int path_mismatches = 0;
   int path_missing = 0;
 };
@@ -276,17 +278,25 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
 
   // A known module seen under a new path still needs that path checked, for the counters.
   LocatedModule loc = impl_->locator->Locate(id, recorded_path);
-  if (loc.path_mismatch)
-    impl_->path_mismatches++;
-  if (loc.path_missing)
-    impl_->path_missing++;
+  CountLocated(loc);
   if (it != impl_->modules.end())
     return *it->second;
 
   auto m = std::make_unique<Module>();
   Module& mod = *m;
   impl_->modules.emplace(id, std::move(m));
+  OpenModule(mod, loc);
+  return mod;
+}
 
+void Symbolizer::CountLocated(const LocatedModule& loc) {
+  if (loc.path_mismatch)
+    impl_->path_mismatches++;
+  if (loc.path_missing)
+    impl_->path_missing++;
+}
+
+void Symbolizer::OpenModule(Module& mod, const LocatedModule& loc) {
   // Pick the file libdwfl reports as the main ELF and the segments that translate offsets.
   const LocatedFile* main = nullptr;
   if (loc.exec) {
@@ -304,7 +314,7 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
     }
   } else {
     mod.unusable = SymbolizeStatus::kNotFound;
-    return mod;
+    return;
   }
 
   if (loc.debug && loc.debug->has_dwarf) {
@@ -318,13 +328,13 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
   if (!elf.ok()) {
     mod.unusable = SymbolizeStatus::kNotFound;
     mod.source = SymbolSource::kNone;
-    return mod;
+    return;
   }
   mod.dwfl = dwfl_begin(&kCallbacks);
   if (mod.dwfl == nullptr) {
     mod.unusable = SymbolizeStatus::kNotFound;
     mod.source = SymbolSource::kNone;
-    return mod;
+    return;
   }
   dwfl_report_begin(mod.dwfl);
   int fd = elf->ReleaseFd();
@@ -334,7 +344,7 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
     close(fd);  // not consumed on failure
     mod.unusable = SymbolizeStatus::kNotFound;
     mod.source = SymbolSource::kNone;
-    return mod;
+    return;
   }
   void** userdata = nullptr;
   dwfl_module_info(mod.mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
@@ -342,7 +352,6 @@ Symbolizer::Module& Symbolizer::GetModule(const BuildId& id, const std::string& 
     *userdata = &mod.debug_path;
   // DWARF is read when a lookup needs it, not here: a debug file's DWARF is often compressed,
   // and a report that names functions by their symbols never needs it.
-  return mod;
 }
 
 // The module for a build ID, or nullptr with r->status saying why there is none to use.
@@ -369,6 +378,44 @@ Result<Symbolization> Symbolizer::SymbolizeOffset(const std::optional<BuildId>& 
   if (found == nullptr)
     return r;
   Module& mod = *found;
+  if (!mod.offsets_usable) {
+    r.status = SymbolizeStatus::kNoExecutable;
+    return r;
+  }
+  auto vaddr = FileOffsetToVaddr(mod.segments, file_offset);
+  if (!vaddr) {
+    r.status = SymbolizeStatus::kOffsetNotMapped;
+    return r;
+  }
+  return Describe(mod, *vaddr, recorded_path, r, detail);
+}
+
+Result<Symbolization> Symbolizer::SymbolizeOffsetByFile(const FileIds& ids,
+                                                        const std::string& recorded_path,
+                                                        uint64_t file_offset, SymbolDetail detail) {
+  Symbolization r;
+  if (ids.empty()) {
+    r.status = SymbolizeStatus::kNoBuildId;
+    return r;
+  }
+  std::string key = recorded_path;
+  key.push_back('\0');
+  key += ids.go_build_id.value_or("");
+  key.push_back('\0');
+  key += ids.file_hash ? ids.file_hash->ToHex() : "";
+  auto [it, added] = impl_->file_modules.try_emplace(key);
+  if (added) {
+    LocatedModule loc = impl_->locator->LocateByFileIds(ids, recorded_path);
+    CountLocated(loc);
+    it->second = std::make_unique<Module>();
+    OpenModule(*it->second, loc);
+  }
+  Module& mod = *it->second;
+  r.source = mod.source;
+  if (mod.unusable != SymbolizeStatus::kOk) {
+    r.status = mod.unusable;
+    return r;
+  }
   if (!mod.offsets_usable) {
     r.status = SymbolizeStatus::kNoExecutable;
     return r;
@@ -574,6 +621,15 @@ std::optional<std::string> Symbolizer::ExecutablePath(const BuildId& id,
   return mod.exec_path;
 }
 
+bool Symbolizer::UsesDebuginfod() const {
+  const DebuginfodClient* d = impl_->locator->debuginfod();
+  return d != nullptr && d->Enabled();
+}
+
+void Symbolizer::Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules) {
+  impl_->locator->Prefetch(modules);
+}
+
 SymbolSource Symbolizer::SourceOf(const BuildId& id) const {
   auto it = impl_->modules.find(id);
   return it == impl_->modules.end() ? SymbolSource::kNone : it->second->source;
@@ -584,11 +640,15 @@ SymbolizerCoverage Symbolizer::Coverage() const {
   // A module counts for the place its symbols came from once it named something.
   for (const auto& [id, mod] : impl_->modules)
     c.modules_by_source[mod->any_ok ? mod->source : SymbolSource::kNone]++;
+  for (const auto& [key, mod] : impl_->file_modules)
+    c.modules_by_source[mod->any_ok ? mod->source : SymbolSource::kNone]++;
   c.path_mismatches = impl_->path_mismatches;
   c.path_missing = impl_->path_missing;
   if (const DebuginfodClient* d = impl_->locator->debuginfod()) {
     c.debuginfod_queries = d->queries();
     c.debuginfod_error = d->last_error();
+    c.debuginfod_skipped = d->skipped();
+    c.debuginfod_skip_reason = d->skip_reason();
   }
   return c;
 }

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -204,6 +205,74 @@ std::string DebuginfodServer::log() const {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string SilentServer::Start(const std::string& work_dir) {
+  log_path_ = work_dir + "/silent-server.log";
+  const char* script =
+      "import socket, sys\n"
+      "s = socket.socket()\n"
+      "s.bind(('127.0.0.1', 0))\n"
+      "s.listen(128)\n"
+      "print(s.getsockname()[1], flush=True)\n"
+      "log = open(sys.argv[1], 'a', buffering=1)\n"
+      "held = []\n"
+      "while True:\n"
+      "    c, _ = s.accept()\n"
+      "    held.append(c)\n"
+      "    log.write('accepted\\n')\n";
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return std::string("pipe: ") + strerror(errno);
+  pid_t pid = fork();
+  if (pid < 0)
+    return std::string("fork: ") + strerror(errno);
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    execlp("python3", "python3", "-c", script, log_path_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_ = pid;
+  close(fds[1]);
+  // The port, as the listener prints it; bounded, should python3 not start.
+  std::string line;
+  char c;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    struct timeval tv = {1, 0};
+    fd_set set;
+    FD_ZERO(&set);
+    FD_SET(fds[0], &set);
+    if (select(fds[0] + 1, &set, nullptr, nullptr, &tv) <= 0)
+      continue;
+    if (read(fds[0], &c, 1) != 1 || c == '\n')
+      break;
+    line += c;
+  }
+  close(fds[0]);
+  port_ = atoi(line.c_str());
+  if (port_ <= 0) {
+    Stop();
+    return "the python3 listener printed no port ('" + line + "')";
+  }
+  return "";
+}
+
+void SilentServer::Stop() {
+  if (pid_ <= 0)
+    return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+int SilentServer::accepted() const {
+  std::ifstream in(log_path_);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line))
+    n += line == "accepted";
+  return n;
 }
 
 }  // namespace pbid::testing

@@ -60,6 +60,27 @@ class DebuginfodServer {
   std::string log_path_;
 };
 
+// A server that accepts every connection on a loopback port and never answers: what a
+// debuginfod server stuck behind a dead proxy looks like to its clients. A python3 listener,
+// bound to port 0, that logs one line per connection.
+class SilentServer {
+ public:
+  SilentServer() = default;
+  ~SilentServer() { Stop(); }
+  SilentServer(const SilentServer&) = delete;
+  SilentServer& operator=(const SilentServer&) = delete;
+
+  std::string Start(const std::string& work_dir);  // "" on success, else why not
+  void Stop();
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int accepted() const;  // connections accepted so far
+
+ private:
+  int pid_ = -1;
+  int port_ = -1;
+  std::string log_path_;
+};
+
 // GET http://127.0.0.1:port/path over a plain socket (no HTTP library needed for /metrics).
 std::string HttpGet(int port, const std::string& path, int timeout_s = 5);
 

@@ -26,7 +26,8 @@ FILENAME == ARGV[1] { want[$1] = $2; mode[$1] = $3; next }
 index($8, dir) == 1 && ($1 in want) {
 	m = mode[$1]; n = $5
 	if ($6 == want[$1]) correct[m] += n
-	else if ($6 == "-") none[m] += n
+	# without a GNU build id a mapping may show another kind of identity (go:, file-hash:)
+	else if ($6 == "-" || $6 ~ /:/) none[m] += n
 	else { wrong[m] += n; print "churn-coverage: WRONG id " $6 " for pid " $1 " (" m "), which ran " want[$1] }
 	total[m] += n
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// Build ids of ELF files, read with libelf. The result distinguishes three outcomes:
+// Build ids of ELF files, read with libelf: the GNU build ID (NT_GNU_BUILD_ID) and the Go
+// build ID (the "Go" note of type 4 that Go's own linker writes as .note.go.buildid, where it
+// writes no GNU note). The result distinguishes three outcomes:
 //   ok + BuildId       the file has an NT_GNU_BUILD_ID note
 //   ok + std::nullopt  the file is ELF but has no build id (e.g. linked with --build-id=none)
 //   error              the file could not be read or is not ELF
@@ -35,6 +37,16 @@ Result<MaybeBuildId> ReadElfBuildIdMemory(const void* image, size_t size, const 
 Result<MaybeBuildId> ReadElfBuildIdElf(Elf* elf, const std::string& name);
 // elf_version() for this process, once; false when libelf refuses.
 bool LibelfReady();
+// The identities an ELF file names itself by, read in one walk over its notes.
+struct ElfIds {
+  MaybeBuildId gnu;               // NT_GNU_BUILD_ID
+  std::optional<std::string> go;  // the Go build ID, as `go tool buildid FILE` prints it
+};
+Result<ElfIds> ReadElfIdsFd(int fd, const std::string& name);
+Result<ElfIds> ReadElfIdsElf(Elf* elf, const std::string& name);
+// The Go build ID of the file at path: nullopt when it has none (not a Go binary, or linked
+// by an external linker that was not given the note).
+Result<std::optional<std::string>> ReadGoBuildId(const std::string& path);
 // A bare note section such as /sys/kernel/notes.
 Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std::string& name);
 

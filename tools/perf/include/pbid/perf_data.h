@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "pbid/file_hash.h"
 #include "pbid/records.h"
 #include "pbid/result.h"
 
@@ -61,6 +62,9 @@ enum Feature : int {
   // This project's own section, at a bit far above perf's (perf 6.x ends near 32): perf skips
   // bits it does not know. Its layout is in Documentation/perf-buildid.md.
   kFeatPbidMappingIds = 192,
+  // The recorder's second section: identities other than the GNU build ID (Go build ID,
+  // OpenTelemetry file hash), per mapping. The next bit, as perf numbers its own.
+  kFeatPbidFileIds = 193,
   kFeatBits = 256,
 };
 
@@ -98,6 +102,30 @@ struct Compression {
   uint32_t mmap_len = 0;
 };
 
+// A mapped file's identities other than its GNU build ID, read by the recorder while the file
+// existed. perf's HEADER_BUILD_ID never holds them: perf would take them for GNU build IDs.
+struct FileIds {
+  std::optional<std::string> go_build_id;  // the "Go" note of type 4 (.note.go.buildid)
+  std::optional<FileHash> file_hash;       // OpenTelemetry's htlhash (pbid/file_hash.h)
+  bool empty() const { return !go_build_id && !file_hash; }
+  friend bool operator==(const FileIds& a, const FileIds& b) {
+    return a.go_build_id == b.go_build_id && a.file_hash == b.file_hash;
+  }
+  friend bool operator!=(const FileIds& a, const FileIds& b) { return !(a == b); }
+};
+
+// kFeatPbidFileIds: each file once, and each mapping, named as in MappingIdEntry by its MMAP2
+// record's pid, start, pgoff and time, pointing at its file.
+struct MappingFileIds {
+  struct Mapping {
+    uint32_t pid = 0;
+    uint64_t start = 0, pgoff = 0, time = 0;
+    uint32_t file = 0;  // index into files
+  };
+  std::vector<FileIds> files;
+  std::vector<Mapping> mappings;
+};
+
 // The feature sections this library reads and writes. Unset optionals are not written.
 struct Features {
   std::optional<std::string> hostname, osrelease, version, arch, cpudesc;
@@ -107,6 +135,7 @@ struct Features {
   std::optional<std::vector<MappingIdEntry>> mapping_ids;  // kFeatPbidMappingIds
   // Set by the writer when it compresses; read from the file by the reader.
   std::optional<Compression> compressed;
+  std::optional<MappingFileIds> file_ids;                  // kFeatPbidFileIds
   // EVENT_DESC is always written, from the attrs' names and ids.
 };
 

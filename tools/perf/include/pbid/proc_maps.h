@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pbid/elf_build_id.h"
+#include "pbid/perf_data.h"
 #include "pbid/result.h"
 
 namespace pbid {
@@ -70,6 +71,10 @@ struct FileIdentity {
 Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                         const std::string& path, const FileIdentity& ident);
 
+// The identities of the open file fd other than its GNU build ID: its file hash, and its Go
+// build ID when it is ELF and has one. fd is not closed.
+Result<FileIds> ReadFileIdsFd(int fd, const std::string& name);
+
 // The vdso's build id, read from this process's own vdso image: the kernel maps the same
 // vdso into every process of an ABI.
 Result<MaybeBuildId> VdsoBuildId();
@@ -91,6 +96,32 @@ class BuildIdCache {
 
  private:
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, MaybeBuildId> by_inode_;
+};
+
+// The Go build ID and file hash of mapped files, found as ReadMappingBuildId finds a file, each
+// file read once: by its inode and generation when the record gives them, else by what fstat
+// says of the file found (device, inode, size, modification time).
+class FileIdsCache {
+ public:
+  Result<FileIds> Get(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                      const FileIdentity& ident);
+  // How many files were read (hashed) so far: each once.
+  uint64_t files_read() const { return files_read_; }
+
+ private:
+  struct FileKey {
+    dev_t dev;
+    ino_t ino;
+    uint64_t size;
+    int64_t mtime_sec, mtime_nsec;
+    bool operator<(const FileKey& o) const {
+      return std::tie(dev, ino, size, mtime_sec, mtime_nsec) <
+             std::tie(o.dev, o.ino, o.size, o.mtime_sec, o.mtime_nsec);
+    }
+  };
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, FileIds> by_ident_;
+  std::map<FileKey, FileIds> by_file_;
+  uint64_t files_read_ = 0;
 };
 
 }  // namespace pbid

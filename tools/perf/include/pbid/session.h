@@ -20,6 +20,8 @@
 //      sources, which leaves the mapping without an id even if 2. gave one;
 //   4. the HEADER_BUILD_ID feature table, matched by file name: kFile;
 //   5. otherwise kNone.
+// Independently of these, each mapping gets the other identities the recorder read from its
+// file (kFeatPbidFileIds, matched like 3.): its Go build ID and its file hash.
 #ifndef PBID_SESSION_H_
 #define PBID_SESSION_H_
 
@@ -39,6 +41,18 @@
 
 namespace pbid {
 
+// What names a mapped file, best first: its GNU build ID, else its Go build ID, else its file
+// hash (OpenTelemetry's htlhash, pbid/file_hash.h). Each one is the kind's own value:
+// never one written where another is expected.
+enum class IdentityKind : uint8_t { kNone, kGnu, kGo, kFileHash };
+// "gnu", "go", "file-hash", "none"
+const char* IdentityKindName(IdentityKind k);
+struct Identity {
+  IdentityKind kind = IdentityKind::kNone;
+  std::string value;  // hex for gnu and file-hash, the Go build ID string for go; "" for none
+};
+Identity BestIdentity(const std::optional<BuildId>& gnu, const FileIds& other);
+
 struct Mapping {
   int32_t pid = 0;  // -1 for kernel mappings
   uint32_t tid = 0;
@@ -48,6 +62,7 @@ struct Mapping {
   std::string path;
   std::optional<BuildId> build_id;
   BuildIdSource source = BuildIdSource::kNone;
+  FileIds file_ids;           // Go build ID and file hash, from kFeatPbidFileIds
   uint32_t maj = 0, min = 0;  // from MMAP2 records without a build id
   uint64_t ino = 0;
   uint64_t time = 0;           // sample_id.time of the record, 0 if absent
@@ -57,11 +72,12 @@ struct Mapping {
 };
 
 // One file (or [kernel.kallsyms], [vdso], ...) as perf's DSO list sees it: mappings with the
-// same path and build id share it.
+// same path and build id share it (without a build id: the same path and other identities).
 struct Dso {
   std::string path;
   std::optional<BuildId> build_id;
   BuildIdSource source = BuildIdSource::kNone;
+  FileIds file_ids;
   bool kernel = false;
   uint64_t samples = 0;  // "hit" in perf's terms when > 0
 };

@@ -35,6 +35,11 @@ struct PprofMapping {
   uint64_t file_offset = 0;
   std::string filename;
   std::string build_id_hex;  // empty when the mapping had none
+  // What build_id_hex is: "gnu" (the GNU build ID, what pprof expects), "go" (the Go build ID
+  // string, not hex) or "file-hash" (the OpenTelemetry file hash); empty with no id. pprof's
+  // Mapping has no field or label for it: a kind other than gnu is named in a comment of the
+  // profile, "mapping ID build_id kind KIND: FILENAME".
+  std::string build_id_kind;
 };
 
 class PprofBuilder {

@@ -40,14 +40,16 @@ struct ReportOptions {
 // How many samples fell in mappings whose build ID came from each source.
 struct SampleCoverage {
   uint64_t total = 0;
-  uint64_t kernel_record = 0;  // MMAP2 with the build ID from the kernel
-  uint64_t synthesized = 0;    // MMAP2 synthesized by the recorder for running processes
-  uint64_t file = 0;           // ID only in the build-ID table (read from the file)
-  uint64_t bpf = 0;            // ID from the recorder's BPF program (read at sample time)
-  uint64_t none = 0;           // mapping without any build ID
-  uint64_t kernel = 0;         // kernel-mode samples
-  uint64_t unmapped = 0;       // user ip outside every known mapping
-  uint64_t lost = 0;           // PERF_RECORD_LOST_SAMPLES total, as perf's Total Lost Samples
+  uint64_t kernel_record = 0;   // MMAP2 with the build ID from the kernel
+  uint64_t synthesized = 0;     // MMAP2 synthesized by the recorder for running processes
+  uint64_t file = 0;            // ID only in the build-ID table (read from the file)
+  uint64_t bpf = 0;             // ID from the recorder's BPF program (read at sample time)
+  uint64_t go_build_id = 0;     // no GNU build ID, identified by its Go build ID
+  uint64_t file_hash_only = 0;  // no GNU or Go build ID, identified by its file hash only
+  uint64_t none = 0;            // mapping without any build ID or other identity
+  uint64_t kernel = 0;          // kernel-mode samples
+  uint64_t unmapped = 0;        // user ip outside every known mapping
+  uint64_t lost = 0;            // PERF_RECORD_LOST_SAMPLES total, as perf's Total Lost Samples
   // DWARF call graphs: samples whose user stack was unwound, and where each unwinding stopped
   // (indexed by UnwindStop: complete, no CFI, no ELF for the build ID, stack copy too short,
   // other).

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "pbid/perf_data.h"
 #include "pbid/result.h"
 
 namespace pbid {
@@ -50,6 +51,9 @@ struct SymbolizerOptions {
   bool use_debuginfod = true;
   // Space-separated server URLs. Empty: DEBUGINFOD_URLS from the environment.
   std::string debuginfod_urls;
+  // The most time all debuginfod queries of this symbolizer take together; a transfer still
+  // going at the deadline is aborted, and what is left is not asked for.
+  double debuginfod_budget_seconds = 5;
 };
 
 // One source-level frame. For an address inside inlined code there are several, innermost
@@ -99,7 +103,12 @@ struct SymbolizerCoverage {
   int path_missing = 0;     // recorded path does not exist or is unreadable
   int debuginfod_queries = 0;
   std::string debuginfod_error;  // last server/network error, empty if none
+  // Lookups not made or aborted (budget spent, servers failed), and why.
+  int debuginfod_skipped = 0;
+  std::string debuginfod_skip_reason;
 };
+
+struct LocatedModule;  // symbolize/debug_locator.h
 
 class Symbolizer {
  public:
@@ -113,6 +122,12 @@ class Symbolizer {
   Result<Symbolization> SymbolizeOffset(const std::optional<BuildId>& build_id,
                                         const std::string& recorded_path, uint64_t file_offset,
                                         SymbolDetail detail = SymbolDetail::kFull);
+
+  // A mapping without a GNU build ID, by its other identities: see the file comment. An empty
+  // ids gives kNoBuildId, a file at the path with other identities kNotFound.
+  Result<Symbolization> SymbolizeOffsetByFile(const FileIds& ids, const std::string& recorded_path,
+                                              uint64_t file_offset,
+                                              SymbolDetail detail = SymbolDetail::kFull);
 
   // The same for a sampled address in a mapping [start, ...) that maps file offset pgoff.
   Result<Symbolization> SymbolizeAddress(const std::optional<BuildId>& build_id,
@@ -137,6 +152,14 @@ class Symbolizer {
   // alike: std::nullopt when there is none anywhere.
   std::optional<std::string> ExecutablePath(const BuildId& id, const std::string& recorded_path);
 
+  // True when lookups may ask debuginfod servers: worth a Prefetch.
+  bool UsesDebuginfod() const;
+  // Asks debuginfod at once, concurrently and within the budget, for what the local places
+  // lack for these modules (build ID, recorded path): the lookups that follow find the
+  // answers waiting instead of asking one at a time. A lookup not prefetched still asks, within
+  // what is left of the budget.
+  void Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules);
+
   // Where the module for this build ID was found (kNone before any lookup or if nowhere).
   SymbolSource SourceOf(const BuildId& id) const;
 
@@ -146,6 +169,8 @@ class Symbolizer {
   struct Module;
   explicit Symbolizer(const SymbolizerOptions& options);
   Module& GetModule(const BuildId& id, const std::string& recorded_path);
+  void CountLocated(const LocatedModule& loc);
+  static void OpenModule(Module& mod, const LocatedModule& loc);
   Module* UsableModule(const std::optional<BuildId>& build_id, const std::string& recorded_path,
                        Symbolization* r);
   Result<Symbolization> Describe(Module& mod, uint64_t vaddr, const std::string& recorded_path,
