@@ -15,6 +15,7 @@ WL=$2
 W=$3
 PERF=${PERF:-/usr/bin/perf}
 LIB=$(dirname "$WL")/libpbidwork.so
+HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=perf-record.sh disable=SC1091 # beside this script
 . "$(dirname "$0")/perf-record.sh"
 
@@ -90,44 +91,8 @@ print(hex(at))
 EOF
 }
 
-# perf_plain_copy IN OUT: OUT is IN with every record as perf decompresses it, written plainly.
-# perf 6.1's `perf inject` copies compressed records as they are; `perf report -D` prints each
-# record it reads with its bytes, and --disable-order keeps the file's order.
-perf_plain_copy() {
-	"$PERF" report -D --disable-order -i "$1" 2>/dev/null >"$2.dump"
-	python3 - "$1" "$2" "$2.dump" <<'EOF'
-import re, struct, sys
-src, dst, dump = sys.argv[1:]
-b = open(src, 'rb').read()
-events, cur, need = [], None, 0
-size_re = re.compile(rb'^\. \.\.\. raw event: size (\d+) bytes')
-hex_re = re.compile(rb'^\.  [0-9a-f]{4}:  ((?:[0-9a-f]{2} )+)')
-for line in open(dump, 'rb'):
-    m = size_re.match(line)
-    if m:
-        cur, need = bytearray(), int(m.group(1))
-        continue
-    m = hex_re.match(line) if cur is not None else None
-    if m:
-        cur += bytes.fromhex(m.group(1).decode())
-        if len(cur) >= need:
-            events.append(bytes(cur[:need]))
-            cur = None
-data = b''.join(events)
-if struct.unpack_from('<Q', b, 8)[0] == 104:
-    # The header and the attrs as they are, the data, then the features, moved.
-    data_off, data_size = struct.unpack_from('<QQ', b, 40)
-    head, tail = bytearray(b[:data_off]), bytearray(b[data_off + data_size:])
-    struct.pack_into('<Q', head, 48, len(data))
-    for i in range(sum(bin(w).count('1') for w in struct.unpack_from('<4Q', head, 72))):
-        off = struct.unpack_from('<Q', tail, 16 * i)[0]
-        struct.pack_into('<Q', tail, 16 * i, off + len(data) - data_size)
-    b = bytes(head) + data + bytes(tail)
-else:
-    b = b[:16] + data
-open(dst, 'wb').write(b)
-EOF
-}
+# perf_plain_copy IN OUT: OUT holds IN's records as perf decompresses them, written plainly.
+perf_plain_copy() { PERF=$PERF "$HERE/perf-decompress.sh" "$1" "$2"; }
 
 # same_as_plain Z PLAIN WHAT: every command prints for Z what it prints for PLAIN (perf's
 # decompressed copy, which must hold no compressed record), and exits 0. Z may be "-STREAM"
