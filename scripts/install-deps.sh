@@ -25,6 +25,8 @@ PKGS=(
 	# perf-buildid
 	cmake pkg-config libdw-dev libdebuginfod-dev debuginfod libgtest-dev
 	protobuf-compiler libprotobuf-dev zlib1g-dev
+	# perf-buildid: the compressed records of perf record -z (zstd)
+	libzstd-dev
 	linux-perf golang-go elfutils binutils
 	# perf-buildid: SHA-256 for the file hash of mappings without a build ID (nettle)
 	nettle-dev

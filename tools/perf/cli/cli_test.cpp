@@ -39,15 +39,16 @@ TEST(CliTest, ScriptSurvivesDroppedFirstMapping) {
   }
 }
 
-// perf record -z output: one clear line and exit 3, not an empty list and exit 0.
-TEST(CliTest, BuildidListRejectsCompressedRecords) {
+// Compressed records a header does not announce: one clear line and exit 3, not an empty list
+// and exit 0.
+TEST(CliTest, BuildidListRejectsUnannouncedCompressedRecords) {
   EventAttr a = Attr({1});
   std::string path = WriteData("compressed.data", a, {CompressedRecord()});
   ToolRun r = RunTool("buildid-list -i " + path);
   unlink(path.c_str());
   EXPECT_EQ(3, r.status) << r.output;
   EXPECT_NE(std::string::npos,
-            r.output.find("compressed records (perf record -z) are not supported"))
+            r.output.find("compressed record in a file whose header has no HEADER_COMPRESSED"))
       << r.output;
   EXPECT_EQ(1, std::count(r.output.begin(), r.output.end(), '\n')) << r.output;
 }

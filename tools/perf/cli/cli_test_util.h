@@ -72,8 +72,8 @@ inline Mmap2Record Mapping(uint64_t start, uint64_t len, uint64_t id) {
   return fixtures::Mmap2(10, start, len, "/lib/x.so", id, 0);
 }
 
-// A PERF_RECORD_COMPRESSED (perf record -z) with an empty payload: the library has no builder
-// for a record it refuses to read.
+// A PERF_RECORD_COMPRESSED (perf record -z) with an empty payload, in a file the writer gives
+// no HEADER_COMPRESSED: unannounced, it cannot be read.
 inline RecordBytes CompressedRecord() {
   RecordBytes z(24, 0);
   uint32_t type = 81;  // PERF_RECORD_COMPRESSED

@@ -141,6 +141,11 @@ const char kHelp[] =
     "                          accepted as perf takes them; every sample has a time and a\n"
     "                          period, mappings get build ids and no build-id cache is written\n"
     "    -m, --mmap-pages N    data pages per ring buffer, a power of two (default: 128)\n"
+    "    -z, --compression-level[=N]\n"
+    "                          compress the records with zstd at level N (1 to 22; 1 when N\n"
+    "                          is not given), into PERF_RECORD_COMPRESSED records as perf\n"
+    "                          record -z writes them, which perf 5.x and later reads. The\n"
+    "                          value is attached: -z3, --compression-level=3\n"
     "        --bpf[=WHEN]      build ids from a BPF program at sample time: auto (the\n"
     "                          default: when the kernel rejects attr.build_id), on (always;\n"
     "                          an error if it cannot load) or off\n"
@@ -976,6 +981,9 @@ void Recorder::Summary() {
        " lost samples; wrote %s (%.3f MB)",
        samples_, lost_, lost_samples_, opt_.output.c_str(),
        writer_ ? writer_->data_size() / 1e6 : 0.0);
+  if (writer_ && opt_.compression_level > 0)
+    Note("compressed: %.3f MB of records, level %d", writer_->records_size() / 1e6,
+         opt_.compression_level);
   Note("mappings with a build id: %" PRIu64 " kernel record, %" PRIu64 " synthesized, %" PRIu64
        " read from file, %" PRIu64 " bpf; %" PRIu64 " without, %" PRIu64 " unreadable",
        by_source_[BuildIdSource::kKernelRecord], by_source_[BuildIdSource::kSynthesized],
@@ -1080,6 +1088,8 @@ Status Recorder::Prepare() {
   PBID_ASSIGN_OR_RETURN(
       writer_, to_stdout() ? PerfDataWriter::CreatePipe(STDOUT_FILENO, "standard output", attrs_)
                            : PerfDataWriter::Create(opt_.output, attrs_));
+  if (opt_.compression_level > 0)
+    PBID_RETURN_IF_ERROR(writer_->EnableCompression(opt_.compression_level));
 
   // Listed only now that the events are open: a process started earlier shows up here, a
   // later one in the kernel's records.

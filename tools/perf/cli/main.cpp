@@ -42,7 +42,7 @@ const char kHelp[] =
     "    1  the operation failed (system call, kernel, writing the output)\n"
     "    2  bad command line\n"
     "    3  the input file is missing, cannot be read, is truncated or corrupt, or holds\n"
-    "       what perf-buildid does not read (compressed records, perf.data version 1)\n"
+    "       what perf-buildid does not read (perf.data version 1)\n"
     "\n"
     "SEE ALSO\n"
     "    perf-record(1), perf-buildid-list(1), perf-script(1), Documentation/perf-buildid.md\n";

@@ -203,8 +203,8 @@ TEST(MisuseTest, UnreadableInputIsBadInput) {
   }
 }
 
-// What perf writes but perf-buildid does not read (compressed records, PERFFILE version 1) is
-// an unsupported input: 3 from every command, like a corrupt one.
+// What perf writes but perf-buildid does not read (PERFFILE version 1) is an unsupported input,
+// and compressed records a header does not announce a corrupt one: 3 from every command.
 TEST(MisuseTest, UnsupportedInputIsBadInput) {
   EventAttr a = Attr({1});
   std::string compressed = WriteData("unsupported-z.data", a, {CompressedRecord()});
@@ -215,7 +215,7 @@ TEST(MisuseTest, UnsupportedInputIsBadInput) {
   PatchU64(v1, 0, magic_v1);
   struct Case {
     std::string path, want;
-  } cases[] = {{compressed, "compressed records (perf record -z) are not supported"},
+  } cases[] = {{compressed, "compressed record in a file whose header has no HEADER_COMPRESSED"},
                {v1, "perf.data version 1 (PERFFILE) is not supported"}};
   for (const Case& c : cases) {
     for (const char* cmd : {"maps", "script", "dump", "buildid-list", "report --no-debuginfod"}) {

@@ -80,7 +80,6 @@ constexpr Refused kRefused[] = {
     {"dry-run", 0, ArgKind::kNone},
     {"aio", 0, ArgKind::kOptional},
     {"affinity", 0, ArgKind::kRequired},
-    {"compression-level", 'z', ArgKind::kOptional},
     {"max-size", 0, ArgKind::kRequired},
     {"num-thread-synthesize", 0, ArgKind::kRequired},
     {"control", 0, ArgKind::kRequired},
@@ -263,6 +262,15 @@ std::vector<Option> RecordOptionTable(RecordConfig* c) {
       c->call_graph = CallGraph::kFp;
     return std::string();
   };
+  // perf's -z: level 1 without a value or with 0; above zstd's 22, 22.
+  auto take_z = [c](const char* v) {
+    uint64_t level = 0;
+    if (v && !ParseUnsigned(v, 0, UINT32_MAX, &level))
+      return BadNumber("--compression-level", v, 0, kMaxCompressionLevel);
+    c->compression_level = static_cast<int>(
+        level == 0 ? kDefaultCompressionLevel : std::min<uint64_t>(level, kMaxCompressionLevel));
+    return std::string();
+  };
   // What perf does anyway and this recorder always does: accepted, nothing to change.
   auto always = [](const char*) { return std::string(); };
   std::vector<Option> t = {
@@ -297,6 +305,7 @@ std::vector<Option> RecordOptionTable(RecordConfig* c) {
       {"no-buildid-attr", 0, ArgKind::kNone, Set(&c->no_buildid_attr)},
       {"bpf", 0, ArgKind::kOptional, take_bpf},
       {"no-buildid-file", 0, ArgKind::kNone, Set(&c->no_buildid_file)},
+      {"compression-level", 'z', ArgKind::kOptional, take_z},
   };
   for (const Refused& r : kRefused)
     t.push_back({r.long_name, r.short_name, r.arg, Refuse(r.long_name)});

@@ -34,6 +34,10 @@ enum class CallGraph { kNone, kFp, kDwarf, kLbr };
 constexpr uint32_t kDefaultStackDump = 8192;
 constexpr uint32_t kMaxStackDump = 65528;
 
+// perf record -z: zstd's levels, 1 when -z has no value.
+constexpr int kDefaultCompressionLevel = 1;
+constexpr int kMaxCompressionLevel = 22;
+
 struct RecordConfig {
   std::string output = "perf.data";
   uint64_t freq = 4000;
@@ -57,6 +61,7 @@ struct RecordConfig {
   bool quiet = false;
   bool no_buildid_attr = false;
   bool no_buildid_file = false;
+  int compression_level = 0;  // -z: 0 writes plain records
   enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
   std::vector<std::string> command;
 

@@ -106,6 +106,32 @@ TEST(RecordOptions, GKeepsAnEarlierCallGraph) {
   EXPECT_EQ(1024u, c.stack_dump);
 }
 
+// perf's -z: level 1 without a value (the next word is the command) or with 0, zstd's 22 at
+// most.
+TEST(RecordOptions, CompressionLevelAsPerf) {
+  struct Case {
+    std::vector<std::string> args;
+    int level;
+    const char* command;
+  } cases[] = {{{"true"}, 0, "true"},
+               {{"-z", "5"}, 1, "5"},
+               {{"-z3", "true"}, 3, "true"},
+               {{"--compression-level=0", "true"}, 1, "true"},
+               {{"--compression-level=99", "true"}, 22, "true"},
+               {{"--compression-level", "true"}, 1, "true"}};
+  for (const Case& k : cases) {
+    RecordConfig c;
+    ASSERT_EQ(kParsed, Parse(k.args, &c)) << k.args[0];
+    EXPECT_EQ(k.level, c.compression_level) << k.args[0];
+    ASSERT_FALSE(c.command.empty());
+    EXPECT_EQ(k.command, c.command[0]) << k.args[0];
+  }
+  RecordConfig c;
+  EXPECT_EQ(kExitUsage, Parse({"-zfast", "true"}, &c));
+  std::vector<std::string> refused = UnsupportedRecordOptions();
+  EXPECT_EQ(refused.end(), std::find(refused.begin(), refused.end(), "compression-level"));
+}
+
 TEST(RecordOptions, RefusedOptionsStopTheParse) {
   // The value of a refused option is never the command.
   for (std::vector<std::string> args :

@@ -194,6 +194,36 @@ Status DecodeEventDesc(const FeatureSection& s, Features*, std::vector<EventAttr
   return Ok();
 }
 
+// HEADER_COMPRESSED: u32 version, type, level, ratio, mmap_len.
+Result<bool> EncodeCompressed(const Features& f, const std::vector<EventAttr>&, ByteWriter& w) {
+  if (!f.compressed)
+    return false;
+  const Compression& c = *f.compressed;
+  for (uint32_t v : {c.version, c.type, c.level, c.ratio, c.mmap_len})
+    w.U32(v);
+  return true;
+}
+
+Status DecodeCompressed(const FeatureSection& s, Features* f, std::vector<EventAttr>*) {
+  ByteReader br = Reader(s);
+  if (!br.Has(0, 20))
+    return br.OutOfBounds(0, 20, "feature[COMPRESSED]");
+  Compression c;
+  c.version = br.U32At(0);
+  c.type = br.U32At(4);
+  c.level = br.U32At(8);
+  c.ratio = br.U32At(12);
+  c.mmap_len = br.U32At(16);
+  if (c.type != Compression::kZstd) {
+    Error e("feature[COMPRESSED].type", s.off + 4,
+            "compression type " + std::to_string(c.type) + " (perf knows only 1, zstd)");
+    e.kind = ErrorKind::kUnsupported;
+    return e;
+  }
+  f->compressed = c;
+  return Ok();
+}
+
 // kFeatPbidMappingIds: u32 version (1), u32 entry size, u64 count, then per entry u64 time,
 // u64 start, u64 pgoff, u32 pid, u8 kind, u8 id size, u16 zero, the id in 20 bytes
 // (zero-padded) and u32 zero. A later version of these entries may append fields: the entry
@@ -411,6 +441,7 @@ constexpr FeatureOps kFeatures[] = {
     {kFeatTotalMem, "TOTAL_MEM", nullptr, nullptr},
     {kFeatCmdline, "CMDLINE", EncodeCmdline, DecodeCmdline},
     {kFeatEventDesc, "EVENT_DESC", EncodeEventDesc, DecodeEventDesc},
+    {kFeatCompressed, "COMPRESSED", EncodeCompressed, DecodeCompressed},
     {kFeatPbidMappingIds, "PBID_MAPPING_IDS", EncodeMappingIds, DecodeMappingIds, false},
     {kFeatPbidFileIds, "PBID_FILE_IDS", EncodeFileIds, DecodeFileIds, false},
 };

@@ -13,6 +13,7 @@
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 #include "perf_data_format.h"
+#include "zstd_stream.h"
 
 namespace pbid {
 
@@ -84,7 +85,8 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& 
 void PerfDataReader::ReleasePages() const {
   // A private, read-only file mapping that was never written: MADV_DONTNEED only drops the
   // page table entries, and the data comes back from the page cache on the next read.
-  if (mapped_)
+  // Decompressed records are not in the file's pages: the passes follow those.
+  if (mapped_ && !decompressed())
     madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
 }
 
@@ -109,7 +111,7 @@ std::pair<uint64_t, uint64_t> WholePages(uint64_t from, uint64_t to, uint64_t si
 }  // namespace
 
 void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
-  if (!mapped_)
+  if (!mapped_ || decompressed())
     return;
   auto [off, len] = WholePages(from, to, size_);
   if (len > 0)
@@ -118,7 +120,7 @@ void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
 
 void PerfDataReader::MapAhead(uint64_t from) const {
 #ifdef MADV_POPULATE_READ
-  if (!mapped_)
+  if (!mapped_ || decompressed())
     return;
   // Only an optimization: kernels before 5.14 refuse it, and the pass then faults as usual.
   auto [off, len] = WholePages(from, from + kReleasePagesEvery, size_);
@@ -225,6 +227,7 @@ Status PerfDataReader::Validate() {
     return Error("header.magic", 0,
                  "file of " + std::to_string(size_) + " bytes is too small for a perf.data header");
   }
+  data_ = base_;
   Status magic = CheckMagic(base_, &swap_);
   if (!magic.ok())
     return magic;
@@ -244,6 +247,10 @@ Status PerfDataReader::Validate() {
   Status s = ParseFileHeader();
   if (s.ok())
     s = ParseFeatures(data_off_ + data_size_);
+  // perf record -z says so in the header: a file without it has no compressed records to read
+  // (perf cannot read them either), and its data section is read as a pass reaches it.
+  if (s.ok() && features_.compressed)
+    s = Decompress(features_.compressed->mmap_len);
   if (s.ok())
     IndexIds();
   return s;
@@ -352,16 +359,16 @@ Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) 
   // PlainRecord (perf_data.h) takes, inline, every native-order record that none of the checks
   // below applies to: a rule for another record type must add that type to its switch.
   uint64_t end = data_off_ + data_size_;
-  auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
+  auto h = ParseRecordHeader(data_ + off, end - off, swap_, off);
   if (!h.ok()) {
     Error e = h.error();
     e.field = "data." + e.field;
     return e;
   }
   if (h->type == kRecordCompressed || h->type == kRecordCompressed2) {
-    Error e("data.compressed", off, "compressed records (perf record -z) are not supported");
-    e.kind = ErrorKind::kUnsupported;
-    return e;
+    // Decompress() has replaced every one of a file whose header announces them.
+    return Error("data.compressed", off,
+                 "compressed record in a file whose header has no HEADER_COMPRESSED feature");
   }
   uint64_t payload = 0;
   if (h->type == kRecordAuxtrace || h->type == kRecordHeaderTracingData) {
@@ -369,24 +376,163 @@ Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) 
     uint64_t need = h->type == kRecordAuxtrace ? 16 : 12;
     if (h->size < need)
       return Error(name, off + 6, "record too small for its payload size");
-    payload = TrailingPayload(ByteReader(base_ + off, h->size, swap_, off), h->type);
+    payload = TrailingPayload(ByteReader(data_ + off, h->size, swap_, off), h->type);
     if (payload > end - off - h->size) {
       return Error(name, off + 8,
                    "payload of " + std::to_string(payload) + " bytes runs past the data section");
     }
   }
-  *v = RecordView{*h, base_ + off, off, swap_};
+  *v = RecordView{*h, data_ + off, off, swap_};
   *next = off + h->size + payload;
   return Ok();
 }
 
+// perf record -z compresses what it reads from the ring buffers into one zstd stream, in
+// PERF_RECORD_COMPRESSED records of up to 64 KiB, between the records it writes plainly
+// (synthesized ones, FINISHED_ROUND). A compressed record's payload may end inside a record:
+// the rest comes out of the next compressed one, and a plain record between the two comes
+// first, as in perf. The records are laid out in one buffer, decompressed where they were.
+// (perf keeps every decompressed buffer of a session too, since its ordered events point
+// into them.)
+Status PerfDataReader::Decompress(uint64_t max_out) {
+  const uint64_t end = data_off_ + data_size_;
+  // A ratio no real recording reaches (zstd's own limit is about 32000 for zeros), so that a
+  // small hostile file cannot ask for all memory.
+  constexpr uint64_t kMaxRatio = 1024, kMaxSlack = uint64_t{1} << 20;
+  const uint64_t limit = data_size_ * kMaxRatio + kMaxSlack;
+  std::unique_ptr<internal::ZstdDecompressor> zstd;
+  std::vector<uint8_t> image;
+  uint64_t whole = 0;         // image[whole, size) is a record not complete yet
+  uint64_t partial_from = 0;  // the compressed record in which it began
+  uint64_t copied_to = 0;     // the file's bytes before it are in image
+  uint64_t last_compressed = 0;
+  // The complete records at image[whole, ...) become the data section's.
+  auto take_whole = [&](uint64_t at) -> Status {
+    while (image.size() - whole >= 8) {
+      ByteReader rb(image.data() + whole, image.size() - whole, swap_, whole);
+      uint32_t type = rb.U32At(0);
+      uint16_t size = rb.U16At(6);
+      if (size < 8) {
+        return Error("data.compressed", at,
+                     "decompressed record of " + std::to_string(size) +
+                         " bytes, smaller than its header (at " + std::to_string(whole) +
+                         " in the decompressed data)");
+      }
+      if (size > image.size() - whole)
+        break;
+      uint64_t payload = 0;
+      if ((type == kRecordAuxtrace && size >= 16) ||
+          (type == kRecordHeaderTracingData && size >= 12))
+        payload = TrailingPayload(ByteReader(image.data() + whole, size, swap_), type);
+      if (payload > image.size() - whole - size)
+        break;
+      whole += size + payload;
+    }
+    return Ok();
+  };
+  auto copy_plain = [&](uint64_t to) {
+    if (to == copied_to)
+      return;
+    if (whole == image.size()) {
+      image.insert(image.end(), base_ + copied_to, base_ + to);
+      whole = image.size();
+    } else {  // a plain record between the two halves of a compressed one: it comes first
+      std::vector<uint8_t> rest(image.begin() + whole, image.end());
+      image.resize(whole);
+      image.insert(image.end(), base_ + copied_to, base_ + to);
+      whole = image.size();
+      image.insert(image.end(), rest.begin(), rest.end());
+    }
+    copied_to = to;
+  };
+  for (uint64_t off = data_off_; off < end;) {
+    auto h = ParseRecordHeader(base_ + off, end - off, swap_, off);
+    if (!h.ok()) {
+      Error e = h.error();
+      e.field = "data." + e.field;
+      return e;
+    }
+    if (h->type != kRecordCompressed && h->type != kRecordCompressed2) {
+      RecordView v;
+      uint64_t next;
+      PBID_RETURN_IF_ERROR(CheckRecord(off, &v, &next));
+      // A pipe-mode stream's HEADER_COMPRESSED: u64 bit, then five u32, mmap_len last.
+      ByteReader rb(base_ + off, h->size, swap_, off);
+      if (pipe_ && h->type == kRecordHeaderFeature && h->size >= 16 + 20 &&
+          rb.U64At(8) == static_cast<uint64_t>(kFeatCompressed))
+        max_out = rb.U32At(16 + 16);
+      off = next;
+      continue;
+    }
+    if (!zstd) {
+      if (max_out == 0) {
+        return Error("data.compressed", off,
+                     "compressed record without a HEADER_COMPRESSED feature (with its mmap_len) "
+                     "before it");
+      }
+      zstd = std::make_unique<internal::ZstdDecompressor>();
+      uint64_t ratio =
+          features_.compressed ? std::max<uint32_t>(features_.compressed->ratio, 1) : 1;
+      image.reserve(static_cast<size_t>(std::min(limit, data_off_ + data_size_ * ratio)));
+    }
+    copy_plain(off);
+    const uint8_t* payload = base_ + off + 8;
+    uint64_t n = h->size - 8u;
+    if (h->type == kRecordCompressed2) {
+      // perf 6.15's: a u64 data_size, then the payload, padded to 8 bytes.
+      if (h->size < 16)
+        return Error("data.compressed2.size", off + 6, "record too small for its data_size");
+      uint64_t data_size = ByteReader(base_ + off, h->size, swap_, off).U64At(8);
+      if (data_size > h->size - 16u) {
+        return Error("data.compressed2.data_size", off + 8,
+                     "data_size " + std::to_string(data_size) + " runs past its record of " +
+                         std::to_string(h->size) + " bytes");
+      }
+      payload = base_ + off + 16;
+      n = data_size;
+    }
+    if (whole == image.size())
+      partial_from = off;
+    uint64_t room = std::min<uint64_t>(max_out, limit - std::min<uint64_t>(limit, image.size()));
+    PBID_RETURN_IF_ERROR(zstd->Decompress(payload, n, room, &image, off));
+    if (image.size() >= limit) {
+      Error e("data.compressed", off,
+              "records decompress to more than " + std::to_string(kMaxRatio) +
+                  " times the data section");
+      e.kind = ErrorKind::kUnsupported;
+      return e;
+    }
+    PBID_RETURN_IF_ERROR(take_whole(off));
+    last_compressed = off;
+    off += h->size;
+    copied_to = off;
+  }
+  if (!zstd)
+    return Ok();  // nothing compressed: the records stay in the file
+  copy_plain(end);
+  if (whole != image.size()) {
+    return Error(
+        "data.compressed", partial_from,
+        "the compressed records end inside a record: " + std::to_string(image.size() - whole) +
+            " bytes of it decompressed, its rest is missing (truncated payload?)");
+  }
+  if (!zstd->AtBlockBoundary()) {
+    return Error("data.compressed", last_compressed,
+                 "compressed payload ends inside a zstd block (truncated)");
+  }
+  decompressed_ = std::move(image);
+  data_ = decompressed_.data();
+  data_size_ = decompressed_.size() - data_off_;
+  return Ok();
+}
+
 RecordView PerfDataReader::RecordAt(uint64_t offset) const {
-  ByteReader br(base_ + offset, 8, swap_);
+  ByteReader br(data_ + offset, 8, swap_);
   RecordHeader h;
   h.type = br.U32At(0);
   h.misc = br.U16At(4);
   h.size = br.U16At(6);
-  return RecordView{h, base_ + offset, offset, swap_};
+  return RecordView{h, data_ + offset, offset, swap_};
 }
 
 // A pipe-mode stream declares its events, its build-id table and its features in records:
@@ -446,7 +592,11 @@ Status PerfDataReader::ReadPipeHeaderRecords() {
 Status PerfDataReader::ParsePipeStream() {
   data_off_ = kPipeHeaderSize;
   data_size_ = size_ - kPipeHeaderSize;
-  Status s = ReadPipeHeaderRecords();
+  // A stream announces compression in a HEADER_FEATURE record, before its first compressed
+  // record: Decompress finds both, and leaves a stream without them as it is.
+  Status s = Decompress(0);
+  if (s.ok())
+    s = ReadPipeHeaderRecords();
   if (!s.ok())
     return s;
   if (attrs_.empty())
@@ -486,13 +636,16 @@ Status PerfDataReader::ParseFeature(int bit, uint64_t off, uint64_t size) {
   const internal::FeatureOps* op = internal::FindFeature(bit);
   if (op == nullptr || op->decode == nullptr)
     return Ok();  // kept as raw bytes (FeatureBytes)
-  return op->decode(internal::FeatureSection{base_, swap_, off, size}, &features_, &attrs_);
+  // A pipe-mode stream's sections are in its records.
+  const uint8_t* base = pipe_ ? data_ : base_;
+  return op->decode(internal::FeatureSection{base, swap_, off, size}, &features_, &attrs_);
 }
 
 std::pair<const uint8_t*, size_t> PerfDataReader::FeatureBytes(int bit) const {
   if (!HasFeature(bit))
     return {nullptr, 0};
-  return {base_ + feat_sections_[bit].first, feat_sections_[bit].second};
+  const uint8_t* base = pipe_ ? data_ : base_;
+  return {base + feat_sections_[bit].first, feat_sections_[bit].second};
 }
 
 // Every non-sample record ends in a sample_id block whose size depends on its event, and the

@@ -11,6 +11,7 @@
 #include "pbid/perf_data.h"
 #include "pbid/record_builder.h"
 #include "perf_data_format.h"
+#include "zstd_stream.h"
 
 namespace pbid {
 
@@ -161,9 +162,61 @@ Status PerfDataWriter::WriteAt(uint64_t off, const void* p, size_t n) {
 Status PerfDataWriter::Flush() {
   if (buf_.empty())
     return Ok();
+  if (zstd_) {
+    // data_size_ counts what is on disk: the compressed records.
+    packed_.clear();
+    Status s = zstd_->CompressToRecords(buf_.data(), buf_.size(), &packed_);
+    buf_.clear();
+    if (!s.ok())
+      return s;
+    s = WriteAt(data_off_ + data_size_, packed_.data(), packed_.size());
+    data_size_ += packed_.size();
+    return s;
+  }
   Status s = WriteAt(data_off_ + data_size_ - buf_.size(), buf_.data(), buf_.size());
   buf_.clear();
   return s;
+}
+
+namespace {
+
+// HEADER_COMPRESSED's mmap_len: the most one of our compressed records decompresses to.
+Compression CompressionOf(int level, uint64_t raw, uint64_t packed) {
+  Compression c;
+  c.level = static_cast<uint32_t>(level);
+  c.mmap_len = internal::ZstdCompressor::kMaxInputPerRecord;
+  if (packed > 0)  // rounded, as perf
+    c.ratio = static_cast<uint32_t>(static_cast<double>(raw) / static_cast<double>(packed) + 0.5);
+  return c;
+}
+
+}  // namespace
+
+Status PerfDataWriter::EnableCompression(int level) {
+  if (finished_ || records_size_ > 0 || zstd_)
+    return Error("writer", "compression enabled after the first record");
+  PBID_ASSIGN_OR_RETURN(zstd_, internal::ZstdCompressor::Create(level));
+  comp_level_ = level;
+  if (!pipe_)
+    return Ok();
+  // perf, in pipe mode, writes every feature before the data; this one has to come first.
+  Features f;
+  f.compressed = CompressionOf(level, 0, 0);
+  ByteWriter w;
+  for (const internal::FeatureOps& op : internal::FeatureTable()) {
+    if (op.bit != kFeatCompressed)
+      continue;
+    Result<bool> encoded = op.encode(f, attrs_, w);
+    if (!encoded.ok())
+      return encoded.error();
+  }
+  ByteWriter rec;
+  rec.U32(kRecordHeaderFeature);
+  rec.U16(0);
+  rec.U16(static_cast<uint16_t>(16 + w.size()));
+  rec.U64(kFeatCompressed);
+  rec.Bytes(w.buffer().data(), w.size());
+  return WriteAt(0, rec.buffer().data(), rec.size());
 }
 
 Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
@@ -184,7 +237,9 @@ Status PerfDataWriter::WriteRecord(const void* data, size_t size) {
   }
   const uint8_t* b = static_cast<const uint8_t*>(data);
   buf_.insert(buf_.end(), b, b + size);
-  data_size_ += size;
+  records_size_ += size;
+  if (!zstd_)
+    data_size_ += size;
   return Ok();
 }
 
@@ -211,11 +266,16 @@ Status PerfDataWriter::Finish(const Features& f) {
   // Feature payloads in the table's order, which is bit order: perf assigns the section
   // entries to the set bits in ascending order.
   std::vector<std::pair<int, ByteWriter>> feats;
+  Features all = f;
+  if (zstd_)
+    all.compressed = CompressionOf(comp_level_, records_size_, data_size_);
   for (const internal::FeatureOps& op : internal::FeatureTable()) {
     if (!op.encode || (pipe_ && !op.in_pipe))
       continue;
+    if (pipe_ && op.bit == kFeatCompressed)
+      continue;  // written first (EnableCompression)
     ByteWriter w;
-    PBID_ASSIGN_OR_RETURN(bool present, op.encode(f, attrs_, w));
+    PBID_ASSIGN_OR_RETURN(bool present, op.encode(all, attrs_, w));
     if (present)
       feats.emplace_back(op.bit, std::move(w));
   }

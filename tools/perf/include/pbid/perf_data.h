@@ -13,10 +13,13 @@
 //   });
 // Open() checks the header, the events and every section's offset+size against the file size.
 // It does not read the data section of a file (a pipe-mode stream declares its events in its
-// records, which are read then): ForEachRecord checks each record header as it comes to
-// it, so that a pass over the file is one pass, and a command that needs only the header reads
-// only the header. The record decoders in records.h then check each record's fields against
-// its own size.
+// records, which are read then), unless the file holds compressed records (perf record -z):
+// those are decompressed then, once, into memory, and every pass sees the records they hold
+// in their place as if they had been written plainly; a record's offset is then its offset in
+// that decompressed data section, which starts where the file's does. ForEachRecord checks each
+// record header as it comes to it, so that a pass over the file is one pass, and a command that
+// needs only the header reads only the header. The record decoders in records.h then check each
+// record's fields against its own size.
 #ifndef PBID_PERF_DATA_H_
 #define PBID_PERF_DATA_H_
 
@@ -36,6 +39,10 @@
 
 namespace pbid {
 
+namespace internal {
+class ZstdCompressor;
+}
+
 // Feature bits of the perf.data header (tools/perf/util/header.h). Each one's name, encoder
 // and decoder are a row of the feature table in lib/perf_data_features.cpp.
 enum Feature : int {
@@ -51,6 +58,7 @@ enum Feature : int {
   kFeatTotalMem = 10,
   kFeatCmdline = 11,
   kFeatEventDesc = 12,
+  kFeatCompressed = 27,
   // This project's own section, at a bit far above perf's (perf 6.x ends near 32): perf skips
   // bits it does not know. Its layout is in Documentation/perf-buildid.md.
   kFeatPbidMappingIds = 192,
@@ -80,6 +88,18 @@ struct MappingIdEntry {
   uint64_t start = 0, pgoff = 0, time = 0;
   Kind kind = Kind::kBpf;
   BuildId build_id;  // empty when disputed
+};
+
+// HEADER_COMPRESSED, as perf record -z writes it: five u32. The data section then holds
+// PERF_RECORD_COMPRESSED records, one zstd stream across all of them.
+struct Compression {
+  static constexpr uint32_t kZstd = 1;  // perf's PERF_COMP_ZSTD
+  uint32_t version = 0;                 // perf leaves it 0
+  uint32_t type = kZstd;
+  uint32_t level = 1;
+  uint32_t ratio = 0;  // uncompressed / compressed bytes, rounded
+  // The most bytes one compressed record decompresses to (perf: its ring buffer's size).
+  uint32_t mmap_len = 0;
 };
 
 // A mapped file's identities other than its GNU build ID, read by the recorder while the file
@@ -113,6 +133,8 @@ struct Features {
   std::optional<std::vector<std::string>> cmdline;         // argv[0] = path of the tool
   std::optional<std::vector<BuildIdEntry>> build_ids;      // HEADER_BUILD_ID
   std::optional<std::vector<MappingIdEntry>> mapping_ids;  // kFeatPbidMappingIds
+  // Set by the writer when it compresses; read from the file by the reader.
+  std::optional<Compression> compressed;
   std::optional<MappingFileIds> file_ids;                  // kFeatPbidFileIds
   // EVENT_DESC is always written, from the attrs' names and ids.
 };
@@ -163,8 +185,8 @@ class PerfDataReader {
   std::pair<const uint8_t*, size_t> FeatureBytes(int bit) const;
 
   // Calls f(const RecordView&), which returns a Status, for each record of the data section
-  // in file order. Each record's header is checked before f sees it: its size, the payload
-  // that AUXTRACE and TRACING_DATA records carry after it, and compressed records (refused).
+  // in file order. Each record's header is checked before f sees it: its size, and the payload
+  // that AUXTRACE and TRACING_DATA records carry after it.
   // Returns the first error, the file's or f's; the records before it have been seen.
   template <typename F>
   Status ForEachRecord(F&& f) const {
@@ -177,7 +199,7 @@ class PerfDataReader {
     while (off < end) {
       prefetched = std::max(prefetched, off);
       for (uint64_t to = std::min(off + kPrefetchAhead, end); prefetched < to; prefetched += kLine)
-        __builtin_prefetch(base_ + prefetched);
+        __builtin_prefetch(data_ + prefetched);
       RecordView v;
       uint64_t next;
       if (!PlainRecord(off, &v, &next)) {
@@ -245,6 +267,12 @@ class PerfDataReader {
   Status ParseFeatures(uint64_t feat_off);
   Status ParseFeature(int bit, uint64_t off, uint64_t size);
   Status ReadPipeHeaderRecords();
+  // Replaces the data section by a copy in which every compressed record is replaced by the
+  // records it holds. max_out: HEADER_COMPRESSED's mmap_len, 0 when the header has none (a
+  // pipe-mode stream declares it in a HEADER_FEATURE record before its compressed records).
+  Status Decompress(uint64_t max_out);
+  // The records' bytes are in memory of their own (Decompress), not in the file's pages.
+  bool decompressed() const { return data_ != base_; }
   // The record at `off` if its header fits in the data section; *next: the record after it.
   Status CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const;
   // CheckRecord's common case, inline, for off inside the data section: true only where
@@ -256,9 +284,9 @@ class PerfDataReader {
     if (swap_ || avail < 8)
       return false;
     RecordHeader h;
-    std::memcpy(&h.type, base_ + off, 4);
-    std::memcpy(&h.misc, base_ + off + 4, 2);
-    std::memcpy(&h.size, base_ + off + 6, 2);
+    std::memcpy(&h.type, data_ + off, 4);
+    std::memcpy(&h.misc, data_ + off + 4, 2);
+    std::memcpy(&h.size, data_ + off + 6, 2);
     if (h.size < 8 || h.size > avail)
       return false;
     switch (h.type) {
@@ -267,7 +295,7 @@ class PerfDataReader {
       case kRecordAuxtrace:
       case kRecordHeaderTracingData: return false;
     }
-    *v = RecordView{h, base_ + off, off, false};
+    *v = RecordView{h, data_ + off, off, false};
     *next = off + h.size;
     return true;
   }
@@ -277,6 +305,10 @@ class PerfDataReader {
 
   const uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
+  // Where the records are: data_ + a record's offset. base_, or decompressed_.data() for a
+  // file with compressed records (its first data_off_ bytes copied, so that offsets agree).
+  const uint8_t* data_ = nullptr;
+  std::vector<uint8_t> decompressed_;
   bool mapped_ = false;
   std::vector<uint8_t> owned_;
   bool swap_ = false;
@@ -327,6 +359,14 @@ class PerfDataWriter {
     return WriteRecord(*rec);
   }
 
+  // Compresses the records written from here on as perf record -z does: PERF_RECORD_COMPRESSED
+  // records of one zstd stream at `level` (1..22), and HEADER_COMPRESSED. Before the first
+  // record. A pipe-mode stream carries the feature at once: a reader needs it before the first
+  // compressed record.
+  Status EnableCompression(int level);
+  // The bytes of records given to WriteRecord: data_size() before compression.
+  uint64_t records_size() const { return records_size_; }
+
   // Renames the file into place at `path` (a no-op once done).
   Status Publish();
 
@@ -353,6 +393,11 @@ class PerfDataWriter {
   uint64_t attrs_off_ = 0, data_off_ = 0, data_size_ = 0;
   std::vector<uint8_t> buf_;
   bool finished_ = false;
+  uint64_t records_size_ = 0;
+  // Compression: the stream, its level, and the records it made of buf_.
+  std::unique_ptr<internal::ZstdCompressor> zstd_;
+  int comp_level_ = 0;
+  std::vector<uint8_t> packed_;
 };
 
 }  // namespace pbid
