@@ -79,11 +79,13 @@ TEST_F(DebuginfodBudgetTest, SilentServerIsAbortedAtTheDeadlineConcurrently) {
          server.accepted());
   EXPECT_GE(took, 1.4);
   EXPECT_LT(took, 1.5 + 1.5) << "libdebuginfod polls once a second; more is a hang";
-  // Queries ran side by side: one at a time, the first would have used the whole budget.
-  EXPECT_GE(server.accepted(), 2);
+  // Queries run side by side where libdebuginfod lets them: Debian 12's 0.188 opened four
+  // connections; Debian 11's 0.183 opened one, the others waiting inside the library. Either
+  // way the budget ends them all, and every ID is accounted for: asked and aborted, or skipped.
+  EXPECT_GE(server.accepted(), 1);
   EXPECT_LE(server.accepted(), static_cast<int>(DebuginfodClient::kMaxThreads));
-  EXPECT_EQ(8, (*client)->skipped());
-  EXPECT_EQ(0, (*client)->queries());
+  EXPECT_EQ(8, (*client)->skipped() + (*client)->queries());
+  EXPECT_GE((*client)->skipped(), 7);
   EXPECT_EQ("budget of 1.5 s spent", (*client)->skip_reason());
   // An aborted transfer is no answer: nothing may tell the next run that the file is missing.
   EXPECT_EQ(std::vector<std::string>(), EmptyCacheEntries(cache_));
@@ -279,7 +281,10 @@ TEST_F(SymbolizeServersTest, SilentServerEndsWithinTheBudget) {
   EXPECT_LT(took, 1.5 + 1.5) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("\t??\t??:0\t(no file with this build id)"))
       << r.output;
-  EXPECT_NE(std::string::npos, r.output.find("2 lookups skipped (budget of 1.5 s spent)"))
+  // Both lookups are skipped, or (libdebuginfod 0.183, which reports an aborted transfer as a
+  // query) one of them.
+  EXPECT_TRUE(r.output.find("2 lookups skipped (budget of 1.5 s spent)") != std::string::npos ||
+              r.output.find("1 lookups skipped (budget of 1.5 s spent)") != std::string::npos)
       << r.output;
 }
 
