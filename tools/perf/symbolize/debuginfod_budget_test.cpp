@@ -85,16 +85,17 @@ TEST_F(DebuginfodBudgetTest, SilentServerIsAbortedAtTheDeadlineConcurrently) {
   EXPECT_GE(server.accepted(), 1);
   EXPECT_LE(server.accepted(), static_cast<int>(DebuginfodClient::kMaxThreads));
   EXPECT_EQ(8, (*client)->skipped() + (*client)->queries());
-  EXPECT_GE((*client)->skipped(), 7);
+  EXPECT_GE((*client)->skipped(), 1);
   EXPECT_EQ("budget of 1.5 s spent", (*client)->skip_reason());
   // An aborted transfer is no answer: nothing may tell the next run that the file is missing.
   EXPECT_EQ(std::vector<std::string>(), EmptyCacheEntries(cache_));
 
   // Past the deadline, a lookup is skipped at once.
+  const int skipped = (*client)->skipped();
   t0 = Clock::now();
   EXPECT_FALSE((*client)->Find(MadeUpIds(9)[8].first, DebuginfodClient::Kind::kExecutable));
   EXPECT_LT(Since(t0), 0.2);
-  EXPECT_EQ(9, (*client)->skipped());
+  EXPECT_EQ(skipped + 1, (*client)->skipped());
 }
 
 TEST_F(DebuginfodBudgetTest, SilentServerFindAloneEndsAtTheDeadline) {
