@@ -287,6 +287,7 @@ class Recorder {
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
   Status SynthesizeData(pid_t pid);
+  Mmap2Record SynthMmap2(pid_t pid, const ProcMapping& pm) const;
   Status Drain(bool* wrote);
   Status HandleRecord(const uint8_t* rec, size_t size);
   Status WriteIdRecord(const std::string& filename, const BuildId& id);
@@ -839,20 +840,9 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
         return s;
     }
     for (const ProcMapping& pm : snap->exec_maps) {
-      Mmap2Record m;
-      m.pid = pid;
-      m.tid = pid;
-      m.start = pm.start;
-      m.len = pm.end - pm.start;
-      m.pgoff = pm.pgoff;
-      m.prot = pm.prot;
-      m.flags = pm.flags;
-      m.maj = pm.maj;
-      m.min = pm.min;
-      m.ino = pm.ino;
       std::string path = pm.path.empty() ? "//anon" : pm.path;
+      Mmap2Record m = SynthMmap2(pid, pm);
       m.filename = path;
-      m.sample_id = SynthId(pid, pid);
       PBID_RETURN_IF_ERROR(
           OnMapping(m, pm.path, FileIdentity{pm.maj, pm.min, pm.ino}, /*synthesized=*/true));
     }
@@ -860,6 +850,25 @@ Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
       PBID_RETURN_IF_ERROR(SynthesizeData(pid));
   }
   return Ok();
+}
+
+// The MMAP2 record of a running process's mapping, as read from /proc/PID/maps: its file
+// name is the mapping's path (a view into pm), the record sent by the process itself.
+Mmap2Record Recorder::SynthMmap2(pid_t pid, const ProcMapping& pm) const {
+  Mmap2Record m;
+  m.pid = pid;
+  m.tid = pid;
+  m.start = pm.start;
+  m.len = pm.end - pm.start;
+  m.pgoff = pm.pgoff;
+  m.prot = pm.prot;
+  m.flags = pm.flags;
+  m.maj = pm.maj;
+  m.min = pm.min;
+  m.ino = pm.ino;
+  m.filename = pm.path;
+  m.sample_id = SynthId(pid, pid);
+  return m;
 }
 
 // For --call-graph dwarf, the file mappings of a running process without PROT_EXEC, as the
@@ -872,19 +881,7 @@ Status Recorder::SynthesizeData(pid_t pid) {
   for (const ProcMapping& pm : *maps) {
     if ((pm.prot & PROT_EXEC) || pm.path.empty() || pm.path[0] != '/')
       continue;
-    Mmap2Record m;
-    m.pid = pid;
-    m.tid = pid;
-    m.start = pm.start;
-    m.len = pm.end - pm.start;
-    m.pgoff = pm.pgoff;
-    m.prot = pm.prot;
-    m.flags = pm.flags;
-    m.maj = pm.maj;
-    m.min = pm.min;
-    m.ino = pm.ino;
-    m.filename = pm.path;
-    m.sample_id = SynthId(pid, pid);
+    Mmap2Record m = SynthMmap2(pid, pm);
     PBID_RETURN_IF_ERROR(writer_->WriteRecord(
         BuildMmap2(m, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, &attr_)));
   }
