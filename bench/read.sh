@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# read.sh [-n RUNS] [-s SIZES_MB] [-R REPORT_MAX_MB] [-d DATADIR] [-o OUT.md]
+# read.sh [-n RUNS] [-s SIZES_MB] [-R REPORT_MAX_MB] [-c COMMANDS] [-d DATADIR] [-o OUT.md]
 #
 # How fast perf-buildid reads perf.data against Linux perf, on the same files in one run.
 #
@@ -9,7 +9,9 @@
 # page cache first, then every command pair runs RUNS times, the two tools alternating and
 # swapping order each round, under bench/src/runstat. The table gives the median wall time, CPU
 # time, peak RSS and MB/s of each side and the ratios perf/perf-buildid. `report` runs only on
-# files up to REPORT_MAX_MB (perf report takes minutes per GB).
+# files up to REPORT_MAX_MB (perf report takes minutes per GB). COMMANDS (default: all) names the
+# rows to measure, from buildid-list, maps, script, report-flat, report-children, report-folded
+# and report-dwarf; every file is recorded and its shape given all the same.
 #
 # The workload is seeded (BENCH_SEED, default 1; kept beside each file as FILE.seed), and a
 # second table gives each file's shape: its records by type, the processes and mappings the
@@ -23,17 +25,26 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 root=$BENCH_ROOT
 runs=5 sizes="16 64 256 1024" report_max=300
+all_commands="buildid-list maps script report-flat report-children report-folded report-dwarf"
+commands=$all_commands
 datadir=${BENCH_DATA:-$CACHE/bench}
 seed=${BENCH_SEED:-1}
 out=$root/build/bench/read.md
-while getopts "n:s:R:d:o:" o; do
+while getopts "n:s:R:c:d:o:" o; do
 	case $o in
 	n) runs=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	R) report_max=$OPTARG ;;
+	c) commands=$OPTARG ;;
 	d) datadir=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) exit 2 ;;
+	esac
+done
+for c in $commands; do
+	case " $all_commands " in
+	*" $c "*) ;;
+	*) die "-c: no command $c (one of: $all_commands)" ;;
 	esac
 done
 pbid=$PBID
@@ -133,9 +144,13 @@ measure() {
 }
 
 # pair CMDNAME FILE 'OURS' 'PERFS': RUNS alternating runs of each side (argv given as strings
-# of words; no word holds a space).
+# of words; no word holds a space), if CMDNAME is one of the COMMANDS.
 pair() {
 	local cmd=$1 file=$2 ours=$3 theirs=$4 r
+	case " $commands " in
+	*" $cmd "*) ;;
+	*) return 0 ;;
+	esac
 	cat "$file" >/dev/null
 	for ((r = 1; r <= runs; r++)); do
 		# shellcheck disable=SC2086
@@ -222,14 +237,18 @@ END {
 
 if command -v gnuplot >/dev/null; then
 	# One series per tool and command, medians by file size, perf's own files only.
+	plotted=()
 	for c in buildid-list script report-flat report-children; do
+		grep -q "^$c	" "$tsv" && plotted+=("$c")
 		for t in perf-buildid perf; do
 			awk -F '\t' -v c="$c" -v t="$t" 'NR > 1 && $1 == c && $4 == t && $2 ~ /^perf-/ { print $3, $5, $7 / 1024 }' "$tsv" |
 				sort -n | awk "$BENCH_AWK_STATS"'{ k = $1; w[k] = w[k] " " $2; r[k] = r[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
 				END { for (i = 1; i <= n; i++) print o[i], median(w[o[i]]), median(r[o[i]]) }' >"$work/$c-$t.dat"
 		done
 	done
-	gnuplot 2>"$work/gnuplot.log" <<EOF || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
+	# Only the commands measured (-c): a series without points stops gnuplot.
+	if [ "${#plotted[@]}" -gt 0 ]; then
+		gnuplot 2>"$work/gnuplot.log" <<EOF || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
 set terminal svg size 1000,420 dynamic
 set output "${out%.md}.svg"
 set multiplot layout 1,2 title "perf-buildid and perf $perf_version reading perf.data (median of $runs runs)"
@@ -237,12 +256,13 @@ set logscale xy
 set xlabel "file size (MB)"
 set key left top
 set ylabel "wall time (s)"
-plot for [c in "buildid-list script report-flat report-children"] for [t in "perf-buildid perf"] \
+plot for [c in "${plotted[*]}"] for [t in "perf-buildid perf"] \
 	"$work/".c."-".t.".dat" using 1:2 with linespoints title t." ".c
 set ylabel "peak RSS (MB)"
-plot for [c in "buildid-list script report-flat report-children"] for [t in "perf-buildid perf"] \
+plot for [c in "${plotted[*]}"] for [t in "perf-buildid perf"] \
 	"$work/".c."-".t.".dat" using 1:3 with linespoints title t." ".c
 unset multiplot
 EOF
+	fi
 fi
 cat "$out"

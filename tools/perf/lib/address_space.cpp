@@ -6,6 +6,119 @@
 namespace pbid {
 namespace internal {
 
+namespace {
+
+// The first span at or after start in a sorted block, and the first after ip.
+template <typename Spans>
+auto FirstAtOrAfter(Spans& spans, uint64_t start) {
+  return std::lower_bound(spans.begin(), spans.end(), start,
+                          [](const auto& s, uint64_t a) { return s.start < a; });
+}
+template <typename Spans>
+auto FirstAfter(Spans& spans, uint64_t ip) {
+  return std::upper_bound(spans.begin(), spans.end(), ip,
+                          [](uint64_t a, const auto& s) { return a < s.start; });
+}
+
+}  // namespace
+
+const AddressSpace::Span* AddressSpace::Table::Find(uint64_t ip) const {
+  // The last block starting at or below ip, then its last span starting at or below ip.
+  auto block = std::upper_bound(blocks_.begin(), blocks_.end(), ip,
+                                [](uint64_t a, const Block& b) { return a < b.front().start; });
+  if (block == blocks_.begin())
+    return nullptr;
+  --block;
+  auto it = std::prev(FirstAfter(*block, ip));
+  return ip < it->end ? &*it : nullptr;
+}
+
+template <typename Removed, typename Added>
+void AddressSpace::Table::Assign(uint64_t start, uint64_t end, size_t idx, Removed&& removed,
+                                 Added&& added) {
+  Span span{start, end, idx};
+  if (blocks_.empty()) {
+    blocks_.emplace_back();
+    blocks_.back().reserve(kSpansOfAProgram);
+    blocks_.back().push_back(span);
+    added(span);
+    return;
+  }
+  // The block that holds or would hold start: the last one starting at or below it, or the
+  // first. In it, the first span it overlaps: only the span before the first one starting at
+  // or after start can reach into it from below.
+  auto found = std::upper_bound(blocks_.begin(), blocks_.end(), start,
+                                [](uint64_t a, const Block& b) { return a < b.front().start; });
+  size_t b = found == blocks_.begin() ? 0 : static_cast<size_t>(found - blocks_.begin()) - 1;
+  size_t i = static_cast<size_t>(FirstAtOrAfter(blocks_[b], start) - blocks_[b].begin());
+  if (i > 0 && blocks_[b][i - 1].end > start)
+    --i;
+  // The spans it overlaps: (b, i) and on, across blocks (i may be past the end of block b).
+  size_t overlapped = 0;
+  const Span* first = nullptr;
+  const Span* last = nullptr;
+  for (size_t bb = b, j = i; bb < blocks_.size(); bb++, j = 0) {
+    const Block& block = blocks_[bb];
+    for (; j < block.size() && block[j].start < end; j++, overlapped++) {
+      last = &block[j];
+      if (!first)
+        first = last;
+      removed(*last);
+    }
+    if (j < block.size())
+      break;
+  }
+  // What replaces them, in address order: a piece of the first from below, the new mapping, a
+  // piece of the last from above.
+  Span pieces[3];
+  size_t n = 0;
+  if (first && first->start < start)
+    pieces[n++] = Span{first->start, start, first->idx};
+  pieces[n++] = span;
+  if (last && last->end > end)
+    pieces[n++] = Span{end, last->end, last->idx};
+  for (size_t k = 0; k < n; k++)
+    added(pieces[k]);
+  // Take out the overlapped spans past block b (whole blocks, then the head of the next), so
+  // that block b keeps them all: a block never empties, since it gets at least the new span.
+  Block& block = blocks_[b];
+  size_t here = std::min(overlapped, block.size() - i);
+  size_t rest = overlapped - here, whole = 0;
+  while (rest > 0 && rest >= blocks_[b + 1 + whole].size())
+    rest -= blocks_[b + 1 + whole++].size();
+  if (rest > 0) {
+    Block& next = blocks_[b + 1 + whole];
+    next.erase(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(rest));
+  }
+  // Overwrite the overlapped spans of block b in place, then insert or erase the difference:
+  // a move of at most the block's spans.
+  auto at = block.begin() + static_cast<std::ptrdiff_t>(i);
+  if (here < n)
+    block.insert(at + static_cast<std::ptrdiff_t>(here), n - here, Span{});
+  else
+    block.erase(at + static_cast<std::ptrdiff_t>(n), at + static_cast<std::ptrdiff_t>(here));
+  std::copy(pieces, pieces + n, block.begin() + static_cast<std::ptrdiff_t>(i));
+  if (block.size() > kMaxBlock) {
+    Block upper(block.begin() + kMaxBlock / 2, block.end());
+    block.resize(kMaxBlock / 2);
+    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(b + 1), std::move(upper));
+    b++;  // the whole blocks to erase now follow the new one
+  }
+  auto gone = blocks_.begin() + static_cast<std::ptrdiff_t>(b + 1);
+  blocks_.erase(gone, gone + static_cast<std::ptrdiff_t>(whole));
+}
+
+std::shared_ptr<AddressSpace::Table> AddressSpace::Table::Copy() const {
+  auto copy = std::make_shared<Table>();
+  copy->blocks_.reserve(blocks_.size());
+  for (const Block& from : blocks_) {
+    Block& to = copy->blocks_.emplace_back();
+    to.reserve(std::min(from.size() + kSpansOfAProgram, kMaxBlock + 1));
+    to.assign(from.begin(), from.end());
+  }
+  return copy;
+}
+
 size_t AddressSpace::Add(Mapping m) {
   if (m.end <= m.start)
     return kNoMapping;
@@ -13,62 +126,23 @@ size_t AddressSpace::Add(Mapping m) {
   size_t idx = mappings_.size() - 1;
   const Mapping& added = mappings_[idx];
   Forget(added.pid);
-  // A new mapping replaces whatever it overlaps; pieces of old mappings outside it survive.
-  // The first mapping of a table is most often an exec's: the program, its interpreter and
-  // its libraries follow, a span or two each. Room for them spares the table a doubling (which
-  // most tables never fill) in each of a file's many short processes.
-  constexpr size_t kSpansOfAProgram = 16;
   std::shared_ptr<Table>& slot = maps_[added.pid];
-  if (!slot) {
+  if (!slot)
     slot = std::make_shared<Table>();
-    slot->reserve(kSpansOfAProgram);
-  } else if (slot.use_count() > 1) {
-    // Copy on write: a child that maps something before it execs, or its parent after the fork.
-    auto copy = std::make_shared<Table>();
-    copy->reserve(slot->size() + kSpansOfAProgram);
-    copy->assign(slot->begin(), slot->end());
-    slot = std::move(copy);
-  }
-  Table& table = *slot;
+  else if (slot.use_count() > 1)
+    slot = slot->Copy();  // a child that maps something before it execs, or its parent after
   // The kernel's table keeps its kernel-image spans indexed too, for Find's fallback.
-  bool kernel_table = added.pid == kKernelTable;
-  uint64_t start = added.start, end = added.end;
-  // [first, last): the spans it overlaps. Only the span before the first one starting at or
-  // after start can reach into it from below.
-  auto first = std::lower_bound(table.begin(), table.end(), start,
-                                [](const Span& s, uint64_t a) { return s.start < a; });
-  if (first != table.begin() && std::prev(first)->end > start)
-    --first;
-  auto last = first;
-  while (last != table.end() && last->start < end)
-    ++last;
-  // What replaces them, in address order: a piece of the first from below, the new mapping, a
-  // piece of the last from above.
-  Span pieces[3];
-  size_t n = 0;
-  if (first != last && first->start < start)
-    pieces[n++] = Span{first->start, start, first->idx};
-  pieces[n++] = Span{start, end, idx};
-  if (first != last && std::prev(last)->end > end)
-    pieces[n++] = Span{end, std::prev(last)->end, std::prev(last)->idx};
-  if (kernel_table) {
-    for (auto it = first; it != last; ++it)
-      kernel_images_.erase(it->start);
-    for (size_t i = 0; i < n; i++) {
-      if (IsKernelImage(mappings_[pieces[i].idx].path))
-        kernel_images_[pieces[i].start] = pieces[i].idx;
-    }
+  if (added.pid == kKernelTable) {
+    slot->Assign(
+        added.start, added.end, idx, [this](const Span& s) { kernel_images_.erase(s.start); },
+        [this](const Span& s) {
+          if (IsKernelImage(mappings_[s.idx].path))
+            kernel_images_[s.start] = s.idx;
+        });
+  } else {
+    slot->Assign(
+        added.start, added.end, idx, [](const Span&) {}, [](const Span&) {});
   }
-  // Overwrite the overlapped spans in place, then insert or erase the difference. The move of
-  // the spans above is linear in the table's size: a process maps hundreds of files, not the
-  // tens of thousands that would make a tree worth its per-node cost.
-  size_t overlapped = static_cast<size_t>(last - first);
-  size_t pos = static_cast<size_t>(first - table.begin());
-  if (overlapped < n)
-    table.insert(last, n - overlapped, Span{});
-  else
-    table.erase(first + static_cast<std::ptrdiff_t>(n), last);
-  std::copy(pieces, pieces + n, table.begin() + static_cast<std::ptrdiff_t>(pos));
   return idx;
 }
 
@@ -76,15 +150,9 @@ size_t AddressSpace::FindSlow(int32_t key, uint64_t ip, bool kernel) const {
   auto t = maps_.find(key);
   if (t == maps_.end())
     return kNoMapping;
-  const Table& table = *t->second;
-  auto it = std::upper_bound(table.begin(), table.end(), ip,
-                             [](uint64_t a, const Span& s) { return a < s.start; });
-  if (it != table.begin()) {
-    --it;
-    if (ip < it->end) {
-      MemoFor(key) = SpanMemo{key, *it};
-      return it->idx;
-    }
+  if (const Span* s = t->second->Find(ip)) {
+    MemoFor(key) = SpanMemo{key, *s};
+    return s->idx;
   }
   if (!kernel)
     return kNoMapping;

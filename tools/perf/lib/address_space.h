@@ -70,12 +70,38 @@ class AddressSpace {
     uint64_t start, end;
     size_t idx;
   };
-  // A process's spans, sorted by start and disjoint. Shared by a process and the children it
+  // A process's spans, sorted by start and disjoint, in blocks of at most kMaxBlock spans: the
+  // blocks in address order, each a sorted array. Shared by a process and the children it
   // forked until one of them maps something: a FORK costs O(1), and the first change after it
-  // copies the table, unless the child execs first (Exec drops its reference). A sorted array,
-  // not a tree, so that copy is one allocation and a memcpy: a file holds tens of thousands of
-  // short processes, and copying trees node by node was the largest single cost of replaying one.
-  using Table = std::vector<Span>;
+  // copies the table, unless the child execs first (Exec drops its reference). Arrays, not a
+  // tree, so that the copy of a usual process's table (one block) is two allocations and a
+  // memcpy: a file holds tens of thousands of short processes, and copying trees node by node
+  // was the largest single cost of replaying one. Blocks, not one array, because a process
+  // that maps many files gets them from mmap top down, each below the last: in one sorted
+  // array each would move every span above it, quadratic in their number. In a block it moves
+  // at most a block's worth, whatever the order (rising, falling or random).
+  class Table {
+   public:
+    // The span holding ip, or null.
+    const Span* Find(uint64_t ip) const;
+    // Puts [start, end) -> idx in place of whatever it overlaps; pieces of the old spans
+    // outside it survive. Calls removed(span) for each span it takes out whole or cuts, then
+    // added(span) for each span it puts in (the new one and the pieces), in address order.
+    template <typename Removed, typename Added>
+    void Assign(uint64_t start, uint64_t end, size_t idx, Removed&& removed, Added&& added);
+    // A copy, for copy on write, with room in its blocks for a program's worth of spans.
+    std::shared_ptr<Table> Copy() const;
+
+   private:
+    // The first mapping of a table is most often an exec's: the program, its interpreter and
+    // its libraries follow, a span or two each. Room for them spares the block a doubling
+    // (which most tables never fill) in each of a file's many short processes.
+    static constexpr size_t kSpansOfAProgram = 16;
+    // A full block splits in two halves; the cost of an insertion is at most a block's move.
+    static constexpr size_t kMaxBlock = 256;
+    using Block = std::vector<Span>;
+    std::vector<Block> blocks_;
+  };
   // FindIndex's memo, per process (direct-mapped by pid): the span its last lookup found.
   // Most samples of a process hit the mapping its previous one hit, while samples of a few
   // processes interleave. A process's entry is forgotten when its table changes (Add, Fork,

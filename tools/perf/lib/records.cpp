@@ -370,6 +370,10 @@ namespace {
 // pay one test for the lot.
 constexpr uint64_t kSampleTail =
     PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+// A sample's fields of 8 bytes each, in the kernel's order before PERF_SAMPLE_READ.
+constexpr uint64_t kSampleFixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
 uint64_t U64In(const RecordView& r, size_t off) {
   uint64_t v;
@@ -491,10 +495,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   s.sample_id.fields = st & kSampleIdMask;
   // The fixed fields are 8 bytes each; when the record holds them all (every valid sample),
   // one bounds check replaces one per field. This runs for every sample, several times.
-  constexpr uint64_t kFixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                              PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-                              PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  size_t fixed = 8 * CountBits(st & kFixed);
+  size_t fixed = 8 * CountBits(st & kSampleFixed);
   if (br.Has(off, fixed)) {
     auto take = [&] {
       uint64_t v = br.U64At(off);
@@ -524,7 +525,7 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     }
     if (st & PERF_SAMPLE_PERIOD)
       s.period = take();
-    st &= ~kFixed;  // the checked reads below then skip them
+    st &= ~kSampleFixed;  // the checked reads below then skip them
   }
   if (st & PERF_SAMPLE_IDENTIFIER)
     PBID_TAKE(s.sample_id.id, "sample.identifier");
@@ -602,6 +603,42 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
     s.tail = tail;
   }
   return s;
+}
+
+bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key) {
+  uint64_t st = attr.attr.sample_type;
+  ByteReader br = ReaderFor(r);
+  size_t end = 8 + 8 * CountBits(st & kSampleFixed);
+  // The usual layout: ParseSample succeeds when the fixed fields and the callchain fit, and
+  // has nothing else to check. The rest of the record is left unread: a replay without
+  // callbacks reads every sample, and decoding each whole was the largest part of its cost.
+  bool usual = (st & ~(kSampleFixed | PERF_SAMPLE_CALLCHAIN)) == 0 && br.Has(8, end - 8);
+  if (usual && (st & PERF_SAMPLE_CALLCHAIN)) {
+    uint64_t nr = br.Has(end, 8) ? br.U64At(end) : UINT64_MAX;
+    usual = nr <= r.header.size / 8 && br.Has(end + 8, nr * 8);
+  }
+  if (!usual) {
+    Result<SampleRecord> s = ParseSample(r, attr);
+    if (!s.ok())
+      return false;
+    *key = SampleKey{s->sample_id.time, s->ip, s->sample_id.pid, s->cpumode};
+    return true;
+  }
+  // IDENTIFIER, IP, TID and TIME lead, in that order.
+  size_t off = (st & PERF_SAMPLE_IDENTIFIER) ? 16 : 8;
+  *key = SampleKey{};
+  key->cpumode = r.header.misc & kMiscCpumodeMask;
+  if (st & PERF_SAMPLE_IP) {
+    key->ip = br.U64At(off);
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TID) {
+    key->pid = br.U32At(off);
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TIME)
+    key->time = br.U64At(off);
+  return true;
 }
 
 RawView SampleRecord::raw(const RecordView& r) const {

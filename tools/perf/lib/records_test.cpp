@@ -357,6 +357,70 @@ TEST_P(RecordsTest, TimesAndIdsReadInPlaceAreTheDecoders) {
   }
 }
 
+// The key a replay without callbacks reads in place is ParseSample's, and it is read exactly
+// when ParseSample succeeds: for every mix of the fixed fields, with and without a callchain
+// or a tail field (which ParseSample must decode), for the record cut at every length and for
+// a callchain count past its end, in both byte orders.
+TEST_P(RecordsTest, SampleKeysAreParseSamplesFieldsWhenItSucceeds) {
+  bool swap = GetParam();
+  constexpr uint64_t kOptional[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,        PERF_SAMPLE_TID,
+                                    PERF_SAMPLE_TIME,       PERF_SAMPLE_ID,        PERF_SAMPLE_CPU,
+                                    PERF_SAMPLE_ADDR,       PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW};
+  size_t keys = 0, fails = 0;
+  for (uint32_t mask = 0; mask < (1u << std::size(kOptional)); mask++) {
+    EventAttr attr = MakeAttr(true);
+    attr.attr.sample_type = PERF_SAMPLE_PERIOD;
+    for (size_t b = 0; b < std::size(kOptional); b++) {
+      if (mask & (1u << b))
+        attr.attr.sample_type |= kOptional[b];
+    }
+    SCOPED_TRACE("sample_type " + std::to_string(attr.attr.sample_type));
+    SampleRecord s;
+    s.cpumode = PERF_RECORD_MISC_KERNEL;
+    s.ip = 0xffffffff81000010;
+    s.sample_id = Sid(7, 999);
+    SampleTail tail;
+    tail.raw = {1, 2, 3, 4};
+    RecordBytes full = *BuildSample(s, {0x401000, 0x402000}, tail, attr, swap);
+    std::vector<RecordBytes> variants;
+    for (size_t size = 8; size <= full.size(); size += 8) {
+      RecordBytes cut = full;  // the bytes stay: only the record's size says they are not its
+      uint16_t size16 = static_cast<uint16_t>(size);
+      cut[6] = static_cast<uint8_t>(swap ? size16 >> 8 : size16 & 0xff);
+      cut[7] = static_cast<uint8_t>(swap ? size16 & 0xff : size16 >> 8);
+      variants.push_back(cut);
+    }
+    if (attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+      size_t nr_off =
+          8 + 8 * static_cast<size_t>(__builtin_popcountll(
+                      attr.attr.sample_type & ~(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)));
+      for (uint8_t nr : {3, 200}) {
+        RecordBytes bad = full;
+        bad[swap ? nr_off + 7 : nr_off] = nr;
+        variants.push_back(bad);
+      }
+    }
+    for (const RecordBytes& b : variants) {
+      RecordView v = View(b, swap);
+      auto ps = ParseSample(v, attr);
+      SampleKey key;
+      bool got = ParseSampleKey(v, attr, &key);
+      ASSERT_EQ(ps.ok(), got) << "record of " << v.header.size << " bytes";
+      if (!got) {
+        fails++;
+        continue;
+      }
+      keys++;
+      EXPECT_EQ(ps->sample_id.time, key.time);
+      EXPECT_EQ(ps->ip, key.ip);
+      EXPECT_EQ(ps->sample_id.pid, key.pid);
+      EXPECT_EQ(ps->cpumode, key.cpumode);
+    }
+  }
+  EXPECT_GT(keys, 0u);
+  EXPECT_GT(fails, 0u);
+}
+
 TEST(RecordErrorsTest, TimesReadInPlaceNeedTheRecordToHoldThem) {
   EventAttr attr = MakeAttr(true);  // identifier, ip, tid, time, ...
   SampleRecord s;

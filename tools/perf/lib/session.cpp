@@ -345,15 +345,16 @@ Ordered Session::Impl::EntryFor(const RecordView& r, const EventAttr* attr, bool
   uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
   Ordered e{0, r.offset, std::min(index, kAttrUnknown), 0, 0, 0, false};
   if (decode && index < kAttrUnknown && r.header.type == PERF_RECORD_SAMPLE) {
-    // Decoded whole, so that a sample that does not decode is left to fail in its turn, read
-    // again then. Its time is the field RecordTime would read (0 when there is none).
-    Result<SampleRecord> s = ParseSample(r, *attr);
-    if (s.ok()) {
-      e.time = s->sample_id.time;
+    // Only if it decodes whole (ParseSampleKey checks what ParseSample would), so that a
+    // sample that does not is left to fail in its turn, read again then. Its time is the
+    // field RecordTime would read (0 when there is none).
+    SampleKey key;
+    if (ParseSampleKey(r, *attr, &key)) {
+      e.time = key.time;
       e.decoded = 1;
-      e.ip = s->ip;
-      e.pid = static_cast<int32_t>(s->sample_id.pid);
-      e.kernel = IsKernelCpumode(s->cpumode);
+      e.ip = key.ip;
+      e.pid = static_cast<int32_t>(key.pid);
+      e.kernel = IsKernelCpumode(key.cpumode);
       return e;
     }
   }

@@ -317,6 +317,17 @@ Result<HeaderBuildIdRecord> ParseHeaderBuildId(const RecordView& r);
 std::optional<uint64_t> SampleTime(const RecordView& r, const EventAttr& attr);
 std::optional<uint64_t> SampleIdTime(const RecordView& r, const EventAttr& attr);
 
+// What a replay without callbacks keeps of a sample: the key it orders and looks it up by.
+struct SampleKey {
+  uint64_t time = 0, ip = 0;
+  uint32_t pid = 0;
+  uint16_t cpumode = 0;
+};
+// A sample's key, read in place: true, and *key set, exactly when ParseSample succeeds, with
+// the fields it would give. The usual layout (fixed fields and a callchain: `-g`) is checked
+// and read without decoding the rest; any other goes through ParseSample.
+bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key);
+
 // The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
 // several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);
