@@ -15,7 +15,7 @@ repo=$(cd "$here/.." && pwd)
 . "$here/debian-sources.sh"
 
 # CODENAME -> the upstream version `perf --version` must report (its prefix).
-declare -A PERF_PIN=([trixie]=6.12 [sid]=6.17)
+declare -A PERF_PIN=([trixie]=6.12 [sid]=7.2)
 ROOT_PKGS=(linux-perf)
 ROOT_EPOCH=1  # bump when the way the root is made changes
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # interop-newer.sh RELEASE PERF-BUILDID WORKLOAD WORKDIR: the interop and compressed-file tests
-# (interop.sh, compressed.sh) against the linux-perf of Debian RELEASE (trixie: 6.12, sid: the
+# (interop.sh, compressed.sh) against the linux-perf of Debian RELEASE (trixie: 6.12, sid: 7.2, the
 # newest), run from a cached root (scripts/debian-perf-root.sh) on this kernel, in both
 # directions: their recordings (default, -g, -a, pipe, -z) read by perf-buildid and ours read by
 # their report, script, buildid-list and inject. Prints TAP; exit 77 (skip) when not root or
