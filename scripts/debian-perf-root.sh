@@ -16,7 +16,8 @@ repo=$(cd "$here/.." && pwd)
 
 # CODENAME -> the upstream version `perf --version` must report (its prefix).
 declare -A PERF_PIN=([trixie]=6.12 [sid]=7.2)
-ROOT_PKGS=(linux-perf)
+# binutils: newer perfs run addr2line for srcline and say so when it is missing.
+ROOT_PKGS=(linux-perf binutils)
 ROOT_EPOCH=1  # bump when the way the root is made changes
 
 [ $# -eq 1 ] && [ -n "${PERF_PIN[$1]:-}" ] ||
