@@ -215,6 +215,11 @@ Result<RecordBytes> BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId
   w.U8(static_cast<uint8_t>(id.size()));
   w.Zeros(3);
   w.PaddedString(filename, 64);
+  // The 36 bytes before the name and its 64-byte padding leave the record 4 bytes short of a
+  // multiple of 8: perf 6.1 wrote it so, but newer perfs reject a record in the data section
+  // whose size is not 8-byte aligned (and lose the alignment of every record after it). perf
+  // reads the name up to its NUL, so the 4 zeros change nothing for it.
+  w.Zeros(4);
   return Finish(w, "header_build_id.filename");
 }
 

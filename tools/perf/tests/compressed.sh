@@ -41,8 +41,9 @@ if ! "$PB" record -q -o probe.data -F 99 -- true 2>probe.err; then
 fi
 LIB_ID=$(readelf -n "$LIB" | awk '/Build ID:/ { print $3; exit }')
 
-# count_compressed FILE: the PERF_RECORD_COMPRESSED records in FILE's data section (a file or
-# a pipe-mode stream), so that a check cannot pass on a file perf wrote plainly.
+# count_compressed FILE: the PERF_RECORD_COMPRESSED (81) and COMPRESSED2 (83, perf 6.15 and
+# later) records in FILE's data section (a file or a pipe-mode stream), so that a check cannot
+# pass on a file perf wrote plainly.
 count_compressed() {
 	python3 - "$1" <<'EOF'
 import struct, sys
@@ -54,7 +55,7 @@ if struct.unpack_from('<Q', b, 8)[0] == 104:
 count = 0
 while off + 8 <= end:
     t, _, s = struct.unpack_from('<IHH', b, off)
-    count += t == 81
+    count += t in (81, 83)
     off += s
 print(count)
 EOF
@@ -75,16 +76,18 @@ if struct.unpack_from('<Q', b, 8)[0] == 104:
 found = []
 while off + 8 <= end:
     t, _, s = struct.unpack_from('<IHH', b, off)
-    if t == 81:
-        found.append((off, s))
+    if t in (81, 83):
+        found.append((off, s, 8 if t == 81 else 16))  # COMPRESSED2: u64 data_size, then data
     off += s
 if what == 'corrupt':
-    at, _ = found[0]
-    b[at + 8:at + 12] = b'\0\0\0\0'
+    at, _, hdr = found[0]
+    b[at + hdr:at + hdr + 4] = b'\0\0\0\0'
 else:
-    at, s = found[-1]
-    half = 8 + (s - 8) // 2
+    at, s, hdr = found[-1]
+    half = (hdr + (s - hdr) // 2) // 8 * 8
     struct.pack_into('<H', b, at + 6, half)
+    if hdr == 16:
+        struct.pack_into('<Q', b, at + 8, half - hdr)
     del b[at + half:at + s]
 open(dst, 'wb').write(b)
 print(hex(at))

@@ -80,6 +80,27 @@ check "perf script: MMAP2 of the library carries the readelf id" \
 	grep -q "<$LIB_ID>\]: r-xp $LIB\$" k-script_--show-mmap-events.out
 check "perf report attributes samples to the library" \
 	grep -q "libpbidwork.so" k-report_--stdio.out
+# perf inject writes every feature bit of its input, looking each one up in a table of the
+# features it knows, with no bound: perf 6.1, 6.12 and 7.2 crash (SIGSEGV) on our own sections'
+# bits (192, 193), to a file or a pipe, though their readers skip those bits as the format
+# says. The workaround the manual gives: a copy with our bits cleared (their sections are the
+# last ones, so the others keep their places), which perf injects with the same ids.
+if grep -q '^# feature 19[23]:' <("$PB" dump --no-hex -i ours.data 2>/dev/null); then
+	"$PERF" inject -i ours.data -o inj.data >/dev/null 2>&1
+	echo "# perf inject on our file with our sections: exit $? (139: perf's crash)"
+	python3 - ours.data noown.data <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+words = list(struct.unpack_from('<4Q', b, 72))
+words[3] &= ~0x3  # bits 192 and 193
+struct.pack_into('<4Q', b, 72, *words)
+open(sys.argv[2], 'wb').write(b)
+EOF
+	"$PERF" inject -b -i noown.data -o inj.data >/dev/null 2>inj.err
+	check "perf inject -b copies our file once our own feature bits are cleared" [ $? -eq 0 ]
+	check "... and perf buildid-list reads the library's id from the copy" \
+		grep -qx "$LIB_ID $LIB" <("$PERF" buildid-list -i inj.data 2>/dev/null)
+fi
 "$PB" maps -i ours.data >k-maps.out
 if command -v python3 >/dev/null; then
 	check "our maps --json is valid JSON with the library's id" python3 -c "
@@ -123,13 +144,14 @@ check "our dump prints no cpu or id that perf's samples do not carry" \
 # the new program's mappings, which takes lost MMAP2 records.
 "$PERF" buildid-list -i perf-bm.data 2>/dev/null | grep -E '^[0-9a-f]+ ' >bm.perf
 "$PB" buildid-list -i perf-bm.data >bm.ours
-check "buildid-list on a --buildid-mmap file equals perf's" diff -u bm.perf bm.ours
+# As sets: perf 6.12 lists its DSOs sorted by name, 6.1 in the order it met them.
+check "buildid-list on a --buildid-mmap file equals perf's" diff -u <(sort bm.perf) <(sort bm.ours)
 check "... and is not empty" [ -s bm.ours ]
 check "... and lists the library with the readelf id" grep -qx "$LIB_ID $LIB" bm.ours
 perf_record -q -N -F 999 -o perf-def.data -- "$WL" 300 >/dev/null 2>&1
 "$PERF" buildid-list -i perf-def.data 2>/dev/null | grep -E '^[0-9a-f]+ ' >def.perf
 "$PB" buildid-list -i perf-def.data >def.ours
-check "buildid-list on a default-mode perf file equals perf's" diff -u def.perf def.ours
+check "buildid-list on a default-mode perf file equals perf's" diff -u <(sort def.perf) <(sort def.ours)
 perf_record -q -N -g -F 999 -o perf-g.data -- "$WL" 200 >/dev/null 2>&1
 check "our script reads a perf -g file" bash -c "'$PB' script -i perf-g.data >/dev/null"
 check "our dump reads a perf file" bash -c "'$PB' dump -i perf-bm.data >/dev/null"

@@ -50,8 +50,9 @@ struct SampleTail {
 };
 Result<RecordBytes> BuildSample(const SampleRecord& s, const std::vector<uint64_t>& callchain,
                                 const SampleTail& tail, const EventAttr& attr, bool swap = false);
-// PERF_RECORD_HEADER_BUILD_ID as perf 6.1 writes it: filename padded to 64 bytes, size in the
-// record (PERF_RECORD_MISC_BUILD_ID_SIZE). misc is PERF_RECORD_MISC_USER or _KERNEL.
+// PERF_RECORD_HEADER_BUILD_ID as perf 6.1 writes it (filename padded to 64 bytes, size in the
+// record: PERF_RECORD_MISC_BUILD_ID_SIZE), then 4 zeros that make its size a multiple of 8, as
+// newer perfs require. misc is PERF_RECORD_MISC_USER or _KERNEL.
 Result<RecordBytes> BuildHeaderBuildId(int32_t pid, uint16_t misc, const BuildId& id,
                                        std::string_view filename, bool swap = false);
 // A header-only record, e.g. kRecordFinishedRound or kRecordFinishedInit.
