@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// perf-buildid archive: the files a recording's samples hit, stored by build ID in the
+// .build-id layout, so that the recording can be symbolized where none of them exists.
+#include <cinttypes>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli.h"
+#include "pbid/session.h"
+#include "pbid/symbolize/archive.h"
+
+using namespace pbid;
+using namespace pbid::cli;
+
+namespace {
+
+const char kCmd[] = "archive";
+
+const char kHelp[] =
+    "NAME\n"
+    "    perf-buildid archive - store the files a recording needs, by build ID\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    perf-buildid archive [-i FILE] -o DIR\n"
+    "                         [--debug-dir DIR]... [--debug-root DIR]\n"
+    "                         [--debuginfod URL | --no-debuginfod]\n"
+    "                         [--debuginfod-budget SECONDS]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    For every user-space file that a sample of FILE hit and that has a build ID, stores\n"
+    "    the executable as DIR/xx/yyyy and its separate debug file, where one exists, as\n"
+    "    DIR/xx/yyyy.debug: the .build-id layout that 'debuginfod -F DIR', gdb, perf and\n"
+    "    'perf-buildid report --debug-dir DIR' read. The files are found as report finds\n"
+    "    them (the recorded path only if the file there has the recorded build ID, then\n"
+    "    DEBUG-ROOT/.build-id, each --debug-dir, then debuginfod), so a file with another\n"
+    "    build ID is never stored. Files are regular files (debuginfod -F skips symbolic\n"
+    "    links), written under a temporary name and renamed.\n"
+    "\n"
+    "    DIR may be filled by several recordings: a build ID already there is kept and not\n"
+    "    copied again, so recordings of the same binaries share their files.\n"
+    "\n"
+    "OUTPUT\n"
+    "    One line per file hit, tab-separated:\n"
+    "\n"
+    "        stored|present|missing <tab> BUILDID <tab> PATH [<tab> REASON]\n"
+    "\n"
+    "    'present' means the archive already held it. Kernel images are not stored (report\n"
+    "    reads kernel symbols from --kallsyms). Then, on standard error, the count of files\n"
+    "    and bytes copied.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -i, --input FILE     input file (default: perf.data)\n"
+    "    -o, --output DIR     the archive directory (created if "
+    "needed)\n" PBID_CLI_SYMBOLIZER_OPTIONS
+    "    -h, --help           this text\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 every file was looked up (the missing ones are listed), 1 the archive cannot be\n"
+    "    written, 2 bad command line, 3 the input is missing, unreadable or corrupt.\n";
+
+const char* OutcomeName(ArchiveEntry::Outcome o) {
+  switch (o) {
+    case ArchiveEntry::Outcome::kStored: return "stored";
+    case ArchiveEntry::Outcome::kPresent: return "present";
+    case ArchiveEntry::Outcome::kMissing: break;
+  }
+  return "missing";
+}
+
+}  // namespace
+
+int pbid_cmd_archive(int argc, char** argv) {
+  SymbolizerOptions opts;
+  bool url_given = false;
+  std::string input = "perf.data", output;
+  std::vector<Option> options = {
+      {"input", 'i', ArgKind::kRequired, Store(&input)},
+      {"output", 'o', ArgKind::kRequired, Store(&output)},
+  };
+  for (Option& o : SymbolizerOptionList(&opts, &url_given))
+    options.push_back(std::move(o));
+  int code = ParseCommandLine(kCmd, kHelp, std::move(options), argc, argv, nullptr);
+  if (code == kParsed)
+    code = SymbolizerOptionsConflict(kCmd, opts, url_given);
+  if (code != kParsed)
+    return code;
+  if (output.empty())
+    return UsageError(kCmd, "-o DIR is required");
+
+  auto reader = OpenInput(input);
+  if (!reader.ok())
+    return Fail(kCmd, reader.error(), Stage::kInput, input);
+  Session session(**reader);
+  if (Status st = session.Process(); !st.ok())
+    return Fail(kCmd, st.error(), Stage::kInput, input);
+
+  std::vector<std::pair<BuildId, std::string>> modules;
+  std::set<std::pair<BuildId, std::string>> seen;
+  for (const Dso& d : session.dsos()) {
+    if (d.samples == 0 || !d.build_id)
+      continue;
+    if (d.kernel) {
+      printf("missing\t%s\t%s\tkernel image: not archived\n", d.build_id->ToHex().c_str(),
+             d.path.c_str());
+      continue;
+    }
+    if (seen.insert({*d.build_id, d.path}).second)
+      modules.emplace_back(*d.build_id, d.path);
+  }
+
+  auto summary = ArchiveModules(opts, output, modules);
+  if (!summary.ok())
+    return Fail(kCmd, summary.error(), Stage::kOperation, input);
+  uint64_t missing = 0;
+  for (const ArchiveEntry& e : summary->entries) {
+    if (e.outcome == ArchiveEntry::Outcome::kMissing) {
+      missing++;
+      printf("missing\t%s\t%s\t%s\n", e.id.ToHex().c_str(), e.recorded_path.c_str(),
+             e.reason.c_str());
+    } else {
+      printf("%s\t%s\t%s\n", OutcomeName(e.outcome), e.id.ToHex().c_str(), e.recorded_path.c_str());
+    }
+  }
+  fprintf(stderr,
+          "perf-buildid %s: %zu files hit, %" PRIu64 " missing; copied %" PRIu64 " files, %" PRIu64
+          " bytes\n",
+          kCmd, summary->entries.size(), missing, summary->files_copied, summary->bytes_copied);
+  return FinishOutput(kCmd);
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/symbolize/archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+
+#include "debug_locator.h"
+
+namespace pbid {
+namespace {
+
+Status MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return Error::Sys(path, errno, "cannot create directory");
+  return Status();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Copies src to dst through a temporary name in dst's directory, then renames it: a reader
+// (debuginfod's scan, another run filling the same archive) sees the whole file or none.
+Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
+  int in = open(src.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return Error::Sys(src, errno, "cannot open");
+  std::string tmp = dst + ".tmp." + std::to_string(getpid());
+  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    int err = errno;
+    close(in);
+    return Error::Sys(tmp, err, "cannot create");
+  }
+  uint64_t total = 0;
+  char buf[1 << 16];
+  Status st;
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      st = Error::Sys(src, errno, "cannot read");
+      break;
+    }
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0) {
+        st = Error::Sys(tmp, errno, "cannot write");
+        break;
+      }
+      done += w;
+    }
+    if (!st.ok())
+      break;
+    total += static_cast<uint64_t>(n);
+  }
+  close(in);
+  if (close(out) != 0 && st.ok())
+    st = Error::Sys(tmp, errno, "cannot write");
+  if (st.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
+    st = Error::Sys(dst, errno, "cannot rename into place");
+  if (!st.ok()) {
+    unlink(tmp.c_str());
+    return st.error();
+  }
+  return total;
+}
+
+// Why nothing with this ID was found, from what the lookup chain saw.
+std::string MissingReason(const LocatedModule& m, const std::string& recorded_path) {
+  if (m.debug && !m.exec)
+    return "debug file only, executable not found";
+  if (m.path_mismatch)
+    return "the file at " + recorded_path + " has another build ID, and no other source has it";
+  if (m.path_missing)
+    return recorded_path + " is gone or not ELF, and no other source has this build ID";
+  return "no source has this build ID";
+}
+
+}  // namespace
+
+Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
+                                      const std::vector<std::pair<BuildId, std::string>>& modules) {
+  if (Status st = MakeDir(dir); !st.ok())
+    return st.error();
+  auto locator = DebugLocator::Create(options);
+  if (!locator.ok())
+    return locator.error();
+  (*locator)->Prefetch(modules);
+
+  ArchiveSummary summary;
+  for (const auto& [id, path] : modules) {
+    ArchiveEntry e;
+    e.id = id;
+    e.recorded_path = path;
+    LocatedModule m = (*locator)->Locate(id, path);
+    const std::string exec_dst = BuildIdDirPath(dir, id, "");
+    const std::string debug_dst = BuildIdDirPath(dir, id, ".debug");
+    if (m.exec || m.debug) {
+      std::string sub = exec_dst.substr(0, exec_dst.rfind('/'));
+      if (Status st = MakeDir(sub); !st.ok())
+        return st.error();
+    }
+    bool copied = false;
+    // The debug file is stored apart only when it is not the executable itself.
+    struct Want {
+      const std::optional<LocatedFile>* file;
+      const std::string* dst;
+      bool* have;
+    };
+    std::optional<LocatedFile> separate_debug;
+    if (m.debug && (!m.exec || m.debug->path != m.exec->path))
+      separate_debug = m.debug;
+    for (const Want& w :
+         {Want{&m.exec, &exec_dst, &e.exec}, Want{&separate_debug, &debug_dst, &e.debug}}) {
+      if (!*w.file)
+        continue;
+      if (Exists(*w.dst)) {
+        *w.have = true;
+        continue;
+      }
+      auto n = CopyFile((*w.file)->path, *w.dst);
+      if (!n.ok())
+        return n.error();
+      *w.have = true;
+      copied = true;
+      e.bytes_copied += *n;
+      summary.files_copied++;
+      summary.bytes_copied += *n;
+    }
+    if (!e.exec) {
+      e.outcome = ArchiveEntry::Outcome::kMissing;
+      e.reason = MissingReason(m, path);
+    } else {
+      e.outcome = copied ? ArchiveEntry::Outcome::kStored : ArchiveEntry::Outcome::kPresent;
+    }
+    summary.entries.push_back(std::move(e));
+  }
+  return summary;
+}
+
+}  // namespace pbid
