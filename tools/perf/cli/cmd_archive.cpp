@@ -25,7 +25,7 @@ const char kHelp[] =
     "    perf-buildid archive - store the files a recording needs, by build ID\n"
     "\n"
     "SYNOPSIS\n"
-    "    perf-buildid archive [-i FILE] -o DIR\n"
+    "    perf-buildid archive [-i FILE] -o DIR [--max-size SIZE]\n"
     "                         [--debug-dir DIR]... [--debug-root DIR]\n"
     "                         [--debuginfod URL | --no-debuginfod]\n"
     "                         [--debuginfod-budget SECONDS]\n"
@@ -41,7 +41,12 @@ const char kHelp[] =
     "    links), written under a temporary name and renamed.\n"
     "\n"
     "    DIR may be filled by several recordings: a build ID already there is kept and not\n"
-    "    copied again, so recordings of the same binaries share their files.\n"
+    "    copied again, so recordings of the same binaries share their files. Each file this\n"
+    "    recording needs gets the current time as its modification time: the time of its\n"
+    "    last use. With --max-size, the least recently used build IDs are then removed\n"
+    "    until DIR holds at most SIZE, never one this recording needs; when those alone are\n"
+    "    more than SIZE, DIR is left larger and a warning says so (perf's ~/.debug has no\n"
+    "    such bound).\n"
     "\n"
     "OUTPUT\n"
     "    One line per file hit, tab-separated:\n"
@@ -77,9 +82,28 @@ int pbid_cmd_archive(int argc, char** argv) {
   SymbolizerOptions opts;
   bool url_given = false;
   std::string input = "perf.data", output;
+  uint64_t max_bytes = 0;
   std::vector<Option> options = {
       {"input", 'i', ArgKind::kRequired, Store(&input)},
       {"output", 'o', ArgKind::kRequired, Store(&output)},
+      {"max-size", 0, ArgKind::kRequired,
+       [&](const char* v) {
+         std::string digits = v;
+         uint64_t unit = 1;
+         if (!digits.empty()) {
+           const std::string suffixes = "KMG";
+           size_t k = suffixes.find(digits.back());
+           if (k != std::string::npos) {
+             unit = 1ull << (10 * (k + 1));
+             digits.pop_back();
+           }
+         }
+         if (!ParseUnsigned(digits.c_str(), 1, UINT64_MAX / unit, &max_bytes))
+           return std::string("bad --max-size value '") + v +
+                  "': expected a positive number of bytes, with K, M or G";
+         max_bytes *= unit;
+         return std::string();
+       }},
   };
   for (Option& o : SymbolizerOptionList(&opts, &url_given))
     options.push_back(std::move(o));
@@ -112,7 +136,7 @@ int pbid_cmd_archive(int argc, char** argv) {
       modules.emplace_back(*d.build_id, d.path);
   }
 
-  auto summary = ArchiveModules(opts, output, modules);
+  auto summary = ArchiveModules(opts, output, modules, max_bytes);
   if (!summary.ok())
     return Fail(kCmd, summary.error(), Stage::kOperation, input);
   uint64_t missing = 0;
@@ -129,5 +153,16 @@ int pbid_cmd_archive(int argc, char** argv) {
           "perf-buildid %s: %zu files hit, %" PRIu64 " missing; copied %" PRIu64 " files, %" PRIu64
           " bytes\n",
           kCmd, summary->entries.size(), missing, summary->files_copied, summary->bytes_copied);
+  if (max_bytes > 0) {
+    fprintf(stderr,
+            "perf-buildid %s: evicted %" PRIu64 " build IDs, %" PRIu64
+            " bytes; archive holds %" PRIu64 " bytes\n",
+            kCmd, summary->ids_evicted, summary->bytes_evicted, summary->archive_bytes);
+    if (!summary->within_cap)
+      fprintf(stderr,
+              "perf-buildid %s: warning: the files this recording needs exceed --max-size "
+              "%" PRIu64 "; none of them was evicted\n",
+              kCmd, max_bytes);
+  }
   return FinishOutput(kCmd);
 }

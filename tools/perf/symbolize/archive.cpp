@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/symbolize/archive.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "debug_locator.h"
 
@@ -88,10 +92,85 @@ std::string MissingReason(const LocatedModule& m, const std::string& recorded_pa
   return "no source has this build ID";
 }
 
+// One build ID in the archive: its files, their bytes and its last use (the newest mtime).
+struct Stored {
+  std::vector<std::string> files;
+  uint64_t bytes = 0;
+  int64_t used_ns = 0;
+};
+
+// Every xx/yyyy[.debug] file of dir, grouped by build ID ("xx" + "yyyy").
+Result<std::map<std::string, Stored>> ScanArchive(const std::string& dir) {
+  std::map<std::string, Stored> ids;
+  DIR* top = opendir(dir.c_str());
+  if (top == nullptr)
+    return Error::Sys(dir, errno, "cannot read directory");
+  while (struct dirent* d = readdir(top)) {
+    std::string sub = d->d_name;
+    if (sub.size() != 2 || sub[0] == '.')
+      continue;
+    DIR* inner = opendir((dir + "/" + sub).c_str());
+    if (inner == nullptr)
+      continue;
+    while (struct dirent* f = readdir(inner)) {
+      std::string name = f->d_name;
+      if (name[0] == '.' || name.find(".tmp.") != std::string::npos)
+        continue;
+      std::string path = dir + "/" + sub + "/" + name;
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        continue;
+      std::string rest = name;
+      if (rest.size() > 6 && rest.compare(rest.size() - 6, 6, ".debug") == 0)
+        rest.resize(rest.size() - 6);
+      Stored& s = ids[sub + rest];
+      s.files.push_back(path);
+      s.bytes += static_cast<uint64_t>(st.st_size);
+      s.used_ns =
+          std::max<int64_t>(s.used_ns, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    }
+    closedir(inner);
+  }
+  closedir(top);
+  return ids;
+}
+
+// Evicts the least recently used build IDs outside `keep` until the archive holds max_bytes.
+Status Evict(const std::string& dir, const std::set<std::string>& keep, uint64_t max_bytes,
+             ArchiveSummary* summary) {
+  auto ids = ScanArchive(dir);
+  if (!ids.ok())
+    return ids.error();
+  uint64_t total = 0;
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [hex, s] : *ids) {
+    total += s.bytes;
+    if (keep.count(hex) == 0)
+      order.emplace_back(s.used_ns, hex);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [used, hex] : order) {
+    if (total <= max_bytes)
+      break;
+    const Stored& s = (*ids)[hex];
+    for (const std::string& f : s.files) {
+      if (unlink(f.c_str()) != 0 && errno != ENOENT)
+        return Error::Sys(f, errno, "cannot evict");
+    }
+    total -= s.bytes;
+    summary->ids_evicted++;
+    summary->bytes_evicted += s.bytes;
+  }
+  summary->archive_bytes = total;
+  summary->within_cap = total <= max_bytes;
+  return Status();
+}
+
 }  // namespace
 
 Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
-                                      const std::vector<std::pair<BuildId, std::string>>& modules) {
+                                      const std::vector<std::pair<BuildId, std::string>>& modules,
+                                      uint64_t max_bytes) {
   if (Status st = MakeDir(dir); !st.ok())
     return st.error();
   auto locator = DebugLocator::Create(options);
@@ -127,6 +206,8 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
       if (!*w.file)
         continue;
       if (Exists(*w.dst)) {
+        // Used now: the last to be evicted.
+        utimensat(AT_FDCWD, w.dst->c_str(), nullptr, 0);
         *w.have = true;
         continue;
       }
@@ -146,6 +227,13 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
       e.outcome = copied ? ArchiveEntry::Outcome::kStored : ArchiveEntry::Outcome::kPresent;
     }
     summary.entries.push_back(std::move(e));
+  }
+  if (max_bytes > 0) {
+    std::set<std::string> keep;
+    for (const auto& m : modules)
+      keep.insert(m.first.ToHex());
+    if (Status st = Evict(dir, keep, max_bytes, &summary); !st.ok())
+      return st.error();
   }
   return summary;
 }

@@ -51,7 +51,8 @@ fi
 "$PB" archive -i rec.data -o archive --no-debuginfod >archive2.txt 2>archive2.err
 cat archive1.txt archive1.err
 files=$(find archive -type f | wc -l)
-bytes=$(du -sb archive | cut -f1)
+file_bytes() { find "$1" -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }'; }
+bytes=$(file_bytes archive)
 echo "archive: $files files, $bytes bytes"
 check "every user file hit is stored" \
 	test "$(grep -c '^stored' archive1.txt)" = "$(grep -vc 'kernel image' archive1.txt)"
@@ -60,6 +61,24 @@ check "a second run finds all present" test "$(grep -c '^present' archive2.txt)"
 	"$(grep -c '^stored' archive1.txt)"
 check "only regular files (debuginfod -F skips links)" \
 	test -z "$(find archive ! -type f ! -type d)"
+
+# The cap: an archive holding another recording's files (ls), used longer ago, then this
+# recording's with --max-size its own size: ls's own IDs go, the shared libc stays.
+"$PB" record -o other.data -- ls -R /usr/lib >/dev/null 2>&1
+"$PB" archive -i other.data -o capped --no-debuginfod >other.txt 2>/dev/null
+find capped -type f -exec touch -d '2000-01-01' {} +
+"$PB" archive -i rec.data -o capped --no-debuginfod --max-size "$bytes" >/dev/null 2>cap.err
+cat cap.err
+ls_id=$(awk -F'\t' '$3 == "/usr/bin/ls" { print $2 }' other.txt)
+check "the cap evicts the least recently used ID" test ! -e "capped/${ls_id:0:2}/${ls_id:2}"
+check "the cap keeps every file this recording needs" \
+	diff <(cd archive && find . -type f | sort) <(cd capped && find . -type f | sort)
+check "the archive is within the cap" test "$(file_bytes capped)" -le "$bytes"
+"$PB" archive -i rec.data -o capped --no-debuginfod --max-size 1K >/dev/null 2>cap2.err
+check "a cap below this recording's needs warns and evicts none of it" \
+	grep -q 'exceed --max-size' cap2.err
+check "... and keeps its files" \
+	diff <(cd archive && find . -type f | sort) <(cd capped && find . -type f | sort)
 
 # The binaries of the recording are gone.
 rm -rf w

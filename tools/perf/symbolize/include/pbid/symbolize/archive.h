@@ -37,14 +37,24 @@ struct ArchiveSummary {
   std::vector<ArchiveEntry> entries;
   uint64_t files_copied = 0;
   uint64_t bytes_copied = 0;
+  // With a cap: what was evicted, and whether the archive is now within it (false when the
+  // files this run needs are more than the cap: those are never evicted).
+  uint64_t ids_evicted = 0;
+  uint64_t bytes_evicted = 0;
+  uint64_t archive_bytes = 0;  // after eviction (computed only with a cap)
+  bool within_cap = true;
 };
 
 // Copies into `dir` (created if needed) each module's executable and separate debug file.
 // Regular files, written to a temporary name and renamed, so that a server scanning the
 // directory never sees half a file; a file already present under its name is kept (identical
-// build IDs are stored once). Errors are those of the archive directory itself.
+// build IDs are stored once). Every file this run needs has its modification time set to now,
+// which makes it the most recently used. With max_bytes > 0, the least recently used build IDs
+// (both their files) not needed by this run are then removed until the archive holds at most
+// max_bytes. Errors are those of the archive directory itself.
 Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
-                                      const std::vector<std::pair<BuildId, std::string>>& modules);
+                                      const std::vector<std::pair<BuildId, std::string>>& modules,
+                                      uint64_t max_bytes = 0);
 
 }  // namespace pbid
 
