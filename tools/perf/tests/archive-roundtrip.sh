@@ -80,6 +80,17 @@ check "a cap below this recording's needs warns and evicts none of it" \
 check "... and keeps its files" \
 	diff <(cd archive && find . -type f | sort) <(cd capped && find . -type f | sort)
 
+# A file replaced after the recording has another build ID: never taken, listed with why.
+mkdir w2
+cp "$WL/pbid-workload" "$WL/libpbidwork.so" w2/
+"$PB" record -o replaced.data -- w2/pbid-workload 100 >/dev/null 2>&1
+cp "$(type -P true)" w2/pbid-workload
+"$PB" archive -i replaced.data -o replaced --no-debuginfod --debug-root '' >replaced.txt 2>&1 || true
+check "a replaced file is listed missing with its reason" \
+	grep -q "^missing.*w2/pbid-workload.*has another build ID" replaced.txt
+gone_id=$(awk -F'\t' '$1 == "missing" && $3 ~ /w2\/pbid-workload$/ { print $2 }' replaced.txt)
+check "... and nothing stored under its ID" test ! -e "replaced/${gone_id:0:2}"
+
 # The binaries of the recording are gone.
 rm -rf w
 
