@@ -4,6 +4,7 @@
 // .build-id layout, so that the recording can be symbolized where none of them exists.
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@ const char kHelp[] =
     "\n"
     "SYNOPSIS\n"
     "    perf-buildid archive [-i FILE] -o DIR [--max-size SIZE]\n"
+    "    perf-buildid archive [-i FILE] -o FILE.tar | -o FILE.tar.zst\n"
     "                         [--debug-dir DIR]... [--debug-root DIR]\n"
     "                         [--debuginfod URL | --no-debuginfod]\n"
     "                         [--debuginfod-budget SECONDS]\n"
@@ -47,6 +49,10 @@ const char kHelp[] =
     "    until DIR holds at most SIZE, never one this recording needs; when those alone are\n"
     "    more than SIZE, DIR is left larger and a warning says so (perf's ~/.debug has no\n"
     "    such bound).\n"
+    "\n"
+    "    With -o FILE.tar (or FILE.tar.zst, compressed with zstd), the same files of this\n"
+    "    recording alone are written into a portable tarball instead, in the same layout:\n"
+    "    'tar -xf FILE.tar -C DIR' makes DIR an archive directory.\n"
     "\n"
     "OUTPUT\n"
     "    One line per file hit, tab-separated:\n"
@@ -136,7 +142,15 @@ int pbid_cmd_archive(int argc, char** argv) {
       modules.emplace_back(*d.build_id, d.path);
   }
 
-  auto summary = ArchiveModules(opts, output, modules, max_bytes);
+  auto ends_with = [&](const char* suffix) {
+    size_t n = strlen(suffix);
+    return output.size() > n && output.compare(output.size() - n, n, suffix) == 0;
+  };
+  const bool tarball = ends_with(".tar") || ends_with(".tar.zst");
+  if (tarball && max_bytes > 0)
+    return UsageError(kCmd, "--max-size applies to an archive directory, not a tarball");
+  auto summary = tarball ? ArchiveModulesToTarball(opts, output, modules)
+                         : ArchiveModules(opts, output, modules, max_bytes);
   if (!summary.ok())
     return Fail(kCmd, summary.error(), Stage::kOperation, input);
   uint64_t missing = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/symbolize/archive.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -235,6 +237,115 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
     if (Status st = Evict(dir, keep, max_bytes, &summary); !st.ok())
       return st.error();
   }
+  return summary;
+}
+
+namespace {
+
+// libarchive's error as ours, for the tarball being written.
+Error TarError(struct archive* a, const std::string& path) {
+  const char* msg = archive_error_string(a);
+  return Error::Of(ErrorKind::kIo, path, msg != nullptr ? msg : "cannot write tarball");
+}
+
+Status AddFile(struct archive* a, const std::string& dir, const std::string& rel,
+               const std::string& tar_path) {
+  std::string path = dir + "/" + rel;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    return Error::Sys(path, errno, "cannot stat");
+  std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(),
+                                                                             archive_entry_free);
+  archive_entry_set_pathname(entry.get(), rel.c_str());
+  archive_entry_set_size(entry.get(), st.st_size);
+  archive_entry_set_filetype(entry.get(), AE_IFREG);
+  archive_entry_set_perm(entry.get(), 0644);
+  archive_entry_set_mtime(entry.get(), st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  if (archive_write_header(a, entry.get()) != ARCHIVE_OK)
+    return TarError(a, tar_path);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error::Sys(path, errno, "cannot open");
+  char buf[1 << 16];
+  Status result;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      result = Error::Sys(path, errno, "cannot read");
+      break;
+    }
+    if (n == 0)
+      break;
+    if (archive_write_data(a, buf, static_cast<size_t>(n)) != n) {
+      result = TarError(a, tar_path);
+      break;
+    }
+  }
+  close(fd);
+  return result;
+}
+
+}  // namespace
+
+Status WriteTarball(const std::string& dir, const std::string& tar_path) {
+  auto ids = ScanArchive(dir);
+  if (!ids.ok())
+    return ids.error();
+  const bool zst = tar_path.size() > 4 && tar_path.compare(tar_path.size() - 4, 4, ".zst") == 0;
+  std::unique_ptr<struct archive, decltype(&archive_write_free)> a(archive_write_new(),
+                                                                   archive_write_free);
+  archive_write_set_format_pax_restricted(a.get());
+  if (zst && archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK)
+    return TarError(a.get(), tar_path);
+  std::string tmp = tar_path + ".tmp." + std::to_string(getpid());
+  if (archive_write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK)
+    return TarError(a.get(), tar_path);
+  Status st;
+  for (const auto& [hex, stored] : *ids) {
+    for (const std::string& f : stored.files) {
+      st = AddFile(a.get(), dir, f.substr(dir.size() + 1), tar_path);
+      if (!st.ok())
+        break;
+    }
+    if (!st.ok())
+      break;
+  }
+  if (st.ok() && archive_write_close(a.get()) != ARCHIVE_OK)
+    st = TarError(a.get(), tar_path);
+  if (st.ok() && rename(tmp.c_str(), tar_path.c_str()) != 0)
+    st = Error::Sys(tar_path, errno, "cannot rename into place");
+  if (!st.ok())
+    unlink(tmp.c_str());
+  return st;
+}
+
+Result<ArchiveSummary> ArchiveModulesToTarball(
+    const SymbolizerOptions& options, const std::string& tar_path,
+    const std::vector<std::pair<BuildId, std::string>>& modules) {
+  const char* tmpdir = getenv("TMPDIR");
+  std::string stage =
+      std::string(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp") + "/perf-buildid-archive.XXXXXX";
+  if (mkdtemp(stage.data()) == nullptr)
+    return Error::Sys(stage, errno, "cannot create staging directory");
+  Result<ArchiveSummary> summary = ArchiveModules(options, stage, modules);
+  if (summary.ok()) {
+    if (Status st = WriteTarball(stage, tar_path); !st.ok())
+      summary = st.error();
+  }
+  // The staging copies go whatever happened: only the tarball is the result.
+  if (auto ids = ScanArchive(stage); ids.ok()) {
+    std::set<std::string> subdirs;
+    for (const auto& [hex, stored] : *ids) {
+      for (const std::string& f : stored.files)
+        unlink(f.c_str());
+      subdirs.insert(stage + "/" + hex.substr(0, 2));
+    }
+    for (const std::string& d : subdirs)
+      rmdir(d.c_str());
+  }
+  rmdir(stage.c_str());
   return summary;
 }
 

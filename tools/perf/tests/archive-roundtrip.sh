@@ -62,6 +62,15 @@ check "a second run finds all present" test "$(grep -c '^present' archive2.txt)"
 check "only regular files (debuginfod -F skips links)" \
 	test -z "$(find archive ! -type f ! -type d)"
 
+# Tarballs of the same files, plain and zstd-compressed, in the same layout.
+"$PB" archive -i rec.data -o rec.tar --no-debuginfod >/dev/null 2>&1
+"$PB" archive -i rec.data -o rec.tar.zst --no-debuginfod >/dev/null 2>&1
+for t in rec.tar rec.tar.zst; do
+	mkdir "x-$t"
+	tar -xf "$t" -C "x-$t"
+	check "$t holds the archive's files" diff -r archive "x-$t"
+done
+
 # The cap: an archive holding another recording's files (ls), used longer ago, then this
 # recording's with --max-size its own size: ls's own IDs go, the shared libc stays.
 "$PB" record -o other.data -- ls -R /usr/lib >/dev/null 2>&1

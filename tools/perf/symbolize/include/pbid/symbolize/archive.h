@@ -56,6 +56,17 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
                                       const std::vector<std::pair<BuildId, std::string>>& modules,
                                       uint64_t max_bytes = 0);
 
+// Writes the files under dir (the .build-id layout above) into a portable tarball at
+// tar_path, as regular files with paths relative to dir; zstd-compressed when tar_path ends in
+// ".zst". Written under a temporary name and renamed.
+Status WriteTarball(const std::string& dir, const std::string& tar_path);
+
+// ArchiveModules into a staging directory in $TMPDIR (or /tmp), then WriteTarball: a tarball
+// of this recording's files alone. The staging directory is removed.
+Result<ArchiveSummary> ArchiveModulesToTarball(
+    const SymbolizerOptions& options, const std::string& tar_path,
+    const std::vector<std::pair<BuildId, std::string>>& modules);
+
 }  // namespace pbid
 
 #endif  // PBID_SYMBOLIZE_ARCHIVE_H_
