@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,47 +32,51 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// Copies src to dst through a temporary name in dst's directory, then renames it: a reader
-// (debuginfod's scan, another run filling the same archive) sees the whole file or none.
-Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
-  int in = open(src.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    return Error::Sys(src, errno, "cannot open");
-  std::string tmp = dst + ".tmp." + std::to_string(getpid());
-  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    int err = errno;
-    close(in);
-    return Error::Sys(tmp, err, "cannot create");
-  }
-  uint64_t total = 0;
+// Reads the file at path in chunks, handing each to sink; stops at the first error.
+Status ReadChunks(const std::string& path, const std::function<Status(const char*, size_t)>& sink) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error::Sys(path, errno, "cannot open");
   char buf[1 << 16];
   Status st;
   for (;;) {
-    ssize_t n = read(in, buf, sizeof(buf));
+    ssize_t n = read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      st = Error::Sys(src, errno, "cannot read");
+      st = Error::Sys(path, errno, "cannot read");
       break;
     }
     if (n == 0)
       break;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0) {
-        st = Error::Sys(tmp, errno, "cannot write");
-        break;
-      }
-      done += w;
-    }
+    st = sink(buf, static_cast<size_t>(n));
     if (!st.ok())
       break;
-    total += static_cast<uint64_t>(n);
   }
-  close(in);
+  close(fd);
+  return st;
+}
+
+// Copies src to dst through a temporary name in dst's directory, then renames it: a reader
+// (debuginfod's scan, another run filling the same archive) sees the whole file or none.
+Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
+  std::string tmp = dst + ".tmp." + std::to_string(getpid());
+  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    return Error::Sys(tmp, errno, "cannot create");
+  uint64_t total = 0;
+  Status st = ReadChunks(src, [&](const char* buf, size_t n) -> Status {
+    for (size_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, n - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return Error::Sys(tmp, errno, "cannot write");
+      done += static_cast<size_t>(w);
+    }
+    total += n;
+    return Status();
+  });
   if (close(out) != 0 && st.ok())
     st = Error::Sys(tmp, errno, "cannot write");
   if (st.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
@@ -263,28 +268,11 @@ Status AddFile(struct archive* a, const std::string& dir, const std::string& rel
   archive_entry_set_mtime(entry.get(), st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
   if (archive_write_header(a, entry.get()) != ARCHIVE_OK)
     return TarError(a, tar_path);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::Sys(path, errno, "cannot open");
-  char buf[1 << 16];
-  Status result;
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      result = Error::Sys(path, errno, "cannot read");
-      break;
-    }
-    if (n == 0)
-      break;
-    if (archive_write_data(a, buf, static_cast<size_t>(n)) != n) {
-      result = TarError(a, tar_path);
-      break;
-    }
-  }
-  close(fd);
-  return result;
+  return ReadChunks(path, [&](const char* buf, size_t n) -> Status {
+    if (archive_write_data(a, buf, n) != static_cast<la_ssize_t>(n))
+      return TarError(a, tar_path);
+    return Status();
+  });
 }
 
 }  // namespace
