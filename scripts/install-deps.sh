@@ -30,6 +30,8 @@ PKGS=(
 	linux-perf golang-go elfutils binutils
 	# perf-buildid: SHA-256 for the file hash of mappings without a build ID (nettle)
 	nettle-dev
+	# perf-buildid: archive -o FILE.tar[.zst] (libarchive)
+	libarchive-dev
 	# make deb (debhelper, lintian, man pages) and the Debian 11 build root
 	debhelper lintian man-db mmdebstrap
 	# perf-buildid fuzzing: libFuzzer and the sanitizer runtimes

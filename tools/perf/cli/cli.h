@@ -14,6 +14,7 @@
 #include "options.h"
 #include "pbid/perf_data.h"
 #include "pbid/result.h"
+#include "pbid/symbolize/symbolizer.h"
 
 namespace pbid::cli {
 
@@ -66,18 +67,24 @@ int OpenFromCommandLine(const char* cmd, const char* help, std::vector<Option> o
 
 // The --help lines of the options that find files by build ID (report, symbolize): one text for
 // the options both commands take through the same symbolizer.
-#define PBID_CLI_SYMBOLIZER_OPTIONS                                                           \
-    "    --debug-dir DIR      also search DIR/.build-id (or DIR itself if it is a .build-id\n" \
-    "                         directory); may be repeated, searched in order\n" \
-    "    --debug-root DIR     system debug root holding .build-id (default: /usr/lib/debug;\n" \
-    "                         an empty string disables it)\n" \
-    "    --debuginfod URL     query these debuginfod servers (space-separated list),\n" \
-    "                         overriding DEBUGINFOD_URLS\n" \
-    "    --no-debuginfod      never query debuginfod\n" \
-    "    --debuginfod-budget SECONDS\n" \
-    "                         the most time all debuginfod queries of the run take\n" \
-    "                         together (default: 5); a transfer still going then is\n" \
-    "                         aborted, and what is left is not asked for\n"
+#define PBID_CLI_SYMBOLIZER_OPTIONS                                                          \
+  "    --debug-dir DIR      also search DIR/.build-id (or DIR itself if it is a .build-id\n" \
+  "                         directory); may be repeated, searched in order\n"                \
+  "    --debug-root DIR     system debug root holding .build-id (default: /usr/lib/debug;\n" \
+  "                         an empty string disables it)\n"                                  \
+  "    --debuginfod URL     query these debuginfod servers (space-separated list),\n"        \
+  "                         overriding DEBUGINFOD_URLS\n"                                    \
+  "    --no-debuginfod      never query debuginfod\n"                                        \
+  "    --debuginfod-budget SECONDS\n"                                                        \
+  "                         the most time all debuginfod queries of the run take\n"          \
+  "                         together (default: 5); a transfer still going then is\n"         \
+  "                         aborted, and what is left is not asked for\n"
+
+// The options of PBID_CLI_SYMBOLIZER_OPTIONS, filling *opts; *url_given is set by --debuginfod
+// so that the caller can reject it beside --no-debuginfod (SymbolizerOptionsConflict).
+std::vector<Option> SymbolizerOptionList(SymbolizerOptions* opts, bool* url_given);
+// The usage error for --debuginfod with --no-debuginfod, or kParsed when there is none.
+int SymbolizerOptionsConflict(const char* cmd, const SymbolizerOptions& opts, bool url_given);
 
 // Prints help text to stdout (for --help) and returns kExitOk.
 int PrintHelp(const char* text);
@@ -113,5 +120,6 @@ int pbid_cmd_script(int argc, char** argv);
 int pbid_cmd_dump(int argc, char** argv);
 int pbid_cmd_report(int argc, char** argv);
 int pbid_cmd_symbolize(int argc, char** argv);
+int pbid_cmd_archive(int argc, char** argv);
 
 #endif  // PBID_CLI_CLI_H_

@@ -154,4 +154,39 @@ int FinishOutput(const char* cmd) {
   return Fail(cmd, e, Stage::kOperation);
 }
 
+std::vector<Option> SymbolizerOptionList(SymbolizerOptions* opts, bool* url_given) {
+  return {
+      {"debug-dir", 0, ArgKind::kRequired,
+       [opts](const char* v) {
+         opts->debug_dirs.push_back(v);
+         return std::string();
+       }},
+      {"debug-root", 0, ArgKind::kRequired, Store(&opts->build_id_root)},
+      {"debuginfod", 0, ArgKind::kRequired,
+       [opts, url_given](const char* v) {
+         opts->debuginfod_urls = v;
+         *url_given = true;
+         return std::string();
+       }},
+      {"no-debuginfod", 0, ArgKind::kNone,
+       [opts](const char*) {
+         opts->use_debuginfod = false;
+         return std::string();
+       }},
+      {"debuginfod-budget", 0, ArgKind::kRequired,
+       [opts](const char* v) {
+         if (!ParseSeconds(v, 0.001, 86400, &opts->debuginfod_budget_seconds))
+           return std::string("bad --debuginfod-budget value '") + v +
+                  "': expected seconds from 0.001 to 86400";
+         return std::string();
+       }},
+  };
+}
+
+int SymbolizerOptionsConflict(const char* cmd, const SymbolizerOptions& opts, bool url_given) {
+  if (url_given && !opts.use_debuginfod)
+    return UsageError(cmd, "--debuginfod and --no-debuginfod exclude each other");
+  return kParsed;
+}
+
 }  // namespace pbid::cli

@@ -20,9 +20,12 @@ namespace {
 using pbid::cli::ArgKind;
 using pbid::cli::Fail;
 using pbid::cli::kParsed;
+using pbid::cli::Option;
 using pbid::cli::ParseCommandLine;
 using pbid::cli::Stage;
 using pbid::cli::Store;
+using pbid::cli::SymbolizerOptionList;
+using pbid::cli::SymbolizerOptionsConflict;
 using pbid::cli::UsageError;
 
 const char kHelp[] =
@@ -89,8 +92,7 @@ const char kHelp[] =
     "    --inline             show inlined functions as frames of their own in call\n"
     "                         graphs and folded stacks (perf's default; costs a DWARF walk\n"
     "                         per address)\n"
-    "    --no-inline          do not (the default)\n"
-    PBID_CLI_SYMBOLIZER_OPTIONS
+    "    --no-inline          do not (the default)\n" PBID_CLI_SYMBOLIZER_OPTIONS
     "    --kallsyms FILE      kernel symbols (default: /proc/kallsyms)\n"
     "    --format FMT         table (default), folded, flamegraph or pprof\n"
     "                         folded: one line per stack, command;root;...;leaf COUNT, as\n"
@@ -217,59 +219,36 @@ int pbid_cmd_report(int argc, char** argv) {
       return std::string();
     };
   };
-  auto take_debug_dir = [&](const char* v) {
-    opts.symbolizer.debug_dirs.push_back(v);
-    return std::string();
-  };
-  auto take_debuginfod = [&](const char* v) {
-    opts.symbolizer.debuginfod_urls = v;
-    debuginfod_url_given = true;
-    return std::string();
-  };
-  auto take_no_debuginfod = [&](const char*) {
-    opts.symbolizer.use_debuginfod = false;
-    return std::string();
-  };
-  auto take_budget = [&](const char* v) {
-    if (!pbid::cli::ParseSeconds(v, 0.001, 86400, &opts.symbolizer.debuginfod_budget_seconds))
-      return std::string("bad --debuginfod-budget value '") + v +
-             "': expected seconds from 0.001 to 86400";
-    return std::string();
-  };
   std::vector<std::string> args = AttachCallGraphValues(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& a : args)
     arg_ptrs.push_back(a.data());
   arg_ptrs.push_back(nullptr);
-  int code = ParseCommandLine(
-      "report", kHelp,
-      {
-          {"input", 'i', ArgKind::kRequired, Store(&input)},
-          // Accepted for perf habits: text is the only interface.
-          {"stdio", 0, ArgKind::kNone, [](const char*) { return std::string(); }},
-          {"sort", 's', ArgKind::kRequired, take_sort},
-          {"children", 0, ArgKind::kNone, take_children(true)},
-          {"no-children", 0, ArgKind::kNone, take_children(false)},
-          {"call-graph", 'g', ArgKind::kOptional, take_call_graph},
-          {"percent-limit", 0, ArgKind::kRequired, take_percent_limit},
-          {"comms", 0, ArgKind::kRequired, take_comms},
-          {"inline", 0, ArgKind::kNone, take_inline(true)},
-          {"no-inline", 0, ArgKind::kNone, take_inline(false)},
-          {"debug-dir", 0, ArgKind::kRequired, take_debug_dir},
-          {"debug-root", 0, ArgKind::kRequired, Store(&opts.symbolizer.build_id_root)},
-          {"debuginfod", 0, ArgKind::kRequired, take_debuginfod},
-          {"no-debuginfod", 0, ArgKind::kNone, take_no_debuginfod},
-          {"debuginfod-budget", 0, ArgKind::kRequired, take_budget},
-          {"kallsyms", 0, ArgKind::kRequired, Store(&opts.kallsyms_path)},
-          {"format", 0, ArgKind::kRequired, Store(&format)},
-          {"output", 'o', ArgKind::kRequired, Store(&output)},
-      },
-      static_cast<int>(args.size()), arg_ptrs.data(), nullptr);
+  std::vector<Option> options = {
+      {"input", 'i', ArgKind::kRequired, Store(&input)},
+      // Accepted for perf habits: text is the only interface.
+      {"stdio", 0, ArgKind::kNone, [](const char*) { return std::string(); }},
+      {"sort", 's', ArgKind::kRequired, take_sort},
+      {"children", 0, ArgKind::kNone, take_children(true)},
+      {"no-children", 0, ArgKind::kNone, take_children(false)},
+      {"call-graph", 'g', ArgKind::kOptional, take_call_graph},
+      {"percent-limit", 0, ArgKind::kRequired, take_percent_limit},
+      {"comms", 0, ArgKind::kRequired, take_comms},
+      {"inline", 0, ArgKind::kNone, take_inline(true)},
+      {"no-inline", 0, ArgKind::kNone, take_inline(false)},
+      {"kallsyms", 0, ArgKind::kRequired, Store(&opts.kallsyms_path)},
+      {"format", 0, ArgKind::kRequired, Store(&format)},
+      {"output", 'o', ArgKind::kRequired, Store(&output)},
+  };
+  for (Option& o : SymbolizerOptionList(&opts.symbolizer, &debuginfod_url_given))
+    options.push_back(std::move(o));
+  int code = ParseCommandLine("report", kHelp, std::move(options), static_cast<int>(args.size()),
+                              arg_ptrs.data(), nullptr);
+  if (code == kParsed)
+    code = SymbolizerOptionsConflict("report", opts.symbolizer, debuginfod_url_given);
   if (code != kParsed)
     return code;
   (void)inline_given;
-  if (debuginfod_url_given && !opts.symbolizer.use_debuginfod)
-    return UsageError("report", "--debuginfod and --no-debuginfod exclude each other");
   if (format != "table" && format != "pprof" && format != "folded" && format != "flamegraph") {
     return UsageError("report",
                       "--format must be table, folded, flamegraph or pprof, not '" + format + "'");

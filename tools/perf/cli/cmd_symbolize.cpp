@@ -68,8 +68,7 @@ const char kHelp[] =
     "\n"
     "OPTIONS\n"
     "    -i, --input FILE     read FILE (- is standard input); FILE operands are read after\n"
-    "                         it, in order\n"
-    PBID_CLI_SYMBOLIZER_OPTIONS
+    "                         it, in order\n" PBID_CLI_SYMBOLIZER_OPTIONS
     "    -h, --help           this text\n"
     "\n"
     "ENVIRONMENT\n"
@@ -226,44 +225,17 @@ int pbid_cmd_symbolize(int argc, char** argv) {
   SymbolizerOptions opts;
   std::vector<std::string> inputs;
   bool url_given = false;
-  int code =
-      ParseCommandLine(kCmd, kHelp,
-                       {
-                           {"input", 'i', ArgKind::kRequired,
-                            [&](const char* v) {
-                              inputs.push_back(v);
-                              return std::string();
-                            }},
-                           {"debug-dir", 0, ArgKind::kRequired,
-                            [&](const char* v) {
-                              opts.debug_dirs.push_back(v);
-                              return std::string();
-                            }},
-                           {"debug-root", 0, ArgKind::kRequired, Store(&opts.build_id_root)},
-                           {"debuginfod", 0, ArgKind::kRequired,
-                            [&](const char* v) {
-                              opts.debuginfod_urls = v;
-                              url_given = true;
-                              return std::string();
-                            }},
-                           {"no-debuginfod", 0, ArgKind::kNone,
-                            [&](const char*) {
-                              opts.use_debuginfod = false;
-                              return std::string();
-                            }},
-                           {"debuginfod-budget", 0, ArgKind::kRequired,
-                            [&](const char* v) {
-                              if (!ParseSeconds(v, 0.001, 86400, &opts.debuginfod_budget_seconds))
-                                return std::string("bad --debuginfod-budget value '") + v +
-                                       "': expected seconds from 0.001 to 86400";
-                              return std::string();
-                            }},
-                       },
-                       argc, argv, &inputs);
+  std::vector<Option> options = {{"input", 'i', ArgKind::kRequired, [&](const char* v) {
+                                    inputs.push_back(v);
+                                    return std::string();
+                                  }}};
+  for (Option& o : SymbolizerOptionList(&opts, &url_given))
+    options.push_back(std::move(o));
+  int code = ParseCommandLine(kCmd, kHelp, std::move(options), argc, argv, &inputs);
+  if (code == kParsed)
+    code = SymbolizerOptionsConflict(kCmd, opts, url_given);
   if (code != kParsed)
     return code;
-  if (url_given && !opts.use_debuginfod)
-    return UsageError(kCmd, "--debuginfod and --no-debuginfod exclude each other");
   if (inputs.empty())
     inputs.push_back("-");
 

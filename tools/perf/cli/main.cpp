@@ -34,6 +34,7 @@ const char kHelp[] =
     "    dump           print every record with its offset and raw bytes, like perf report -D\n"
     "    report         symbolize samples by build id; table, coverage, pprof\n"
     "    symbolize      name BUILDID+0xOFFSET lines by build id, as addr2line does\n"
+    "    archive        store the files a recording needs by build id, for debuginfod -F\n"
     "\n"
     "    Run 'perf-buildid <command> --help' for the options of a command.\n"
     "\n"
@@ -56,7 +57,7 @@ const Command kCommands[] = {
     {"record", pbid_cmd_record},       {"buildid-list", pbid_cmd_buildid_list},
     {"maps", pbid_cmd_maps},           {"script", pbid_cmd_script},
     {"dump", pbid_cmd_dump},           {"report", pbid_cmd_report},
-    {"symbolize", pbid_cmd_symbolize},
+    {"symbolize", pbid_cmd_symbolize}, {"archive", pbid_cmd_archive},
 };
 
 int Dispatch(int argc, char** argv) {

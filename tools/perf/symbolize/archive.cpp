@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pbid/symbolize/archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "debug_locator.h"
+
+namespace pbid {
+namespace {
+
+Status MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return Error::Sys(path, errno, "cannot create directory");
+  return Status();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Reads the file at path in chunks, handing each to sink; stops at the first error.
+Status ReadChunks(const std::string& path, const std::function<Status(const char*, size_t)>& sink) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error::Sys(path, errno, "cannot open");
+  char buf[1 << 16];
+  Status st;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      st = Error::Sys(path, errno, "cannot read");
+      break;
+    }
+    if (n == 0)
+      break;
+    st = sink(buf, static_cast<size_t>(n));
+    if (!st.ok())
+      break;
+  }
+  close(fd);
+  return st;
+}
+
+// Copies src to dst through a temporary name in dst's directory, then renames it: a reader
+// (debuginfod's scan, another run filling the same archive) sees the whole file or none.
+Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
+  std::string tmp = dst + ".tmp." + std::to_string(getpid());
+  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    return Error::Sys(tmp, errno, "cannot create");
+  uint64_t total = 0;
+  Status st = ReadChunks(src, [&](const char* buf, size_t n) -> Status {
+    for (size_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, n - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return Error::Sys(tmp, errno, "cannot write");
+      done += static_cast<size_t>(w);
+    }
+    total += n;
+    return Status();
+  });
+  if (close(out) != 0 && st.ok())
+    st = Error::Sys(tmp, errno, "cannot write");
+  if (st.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
+    st = Error::Sys(dst, errno, "cannot rename into place");
+  if (!st.ok()) {
+    unlink(tmp.c_str());
+    return st.error();
+  }
+  return total;
+}
+
+// Why nothing with this ID was found, from what the lookup chain saw.
+std::string MissingReason(const LocatedModule& m, const std::string& recorded_path) {
+  if (m.debug && !m.exec)
+    return "debug file only, executable not found";
+  if (m.path_mismatch)
+    return "the file at " + recorded_path + " has another build ID, and no other source has it";
+  if (m.path_missing)
+    return recorded_path + " is gone or not ELF, and no other source has this build ID";
+  return "no source has this build ID";
+}
+
+// One build ID in the archive: its files, their bytes and its last use (the newest mtime).
+struct Stored {
+  std::vector<std::string> files;
+  uint64_t bytes = 0;
+  int64_t used_ns = 0;
+};
+
+// Every xx/yyyy[.debug] file of dir, grouped by build ID ("xx" + "yyyy").
+Result<std::map<std::string, Stored>> ScanArchive(const std::string& dir) {
+  std::map<std::string, Stored> ids;
+  DIR* top = opendir(dir.c_str());
+  if (top == nullptr)
+    return Error::Sys(dir, errno, "cannot read directory");
+  while (struct dirent* d = readdir(top)) {
+    std::string sub = d->d_name;
+    if (sub.size() != 2 || sub[0] == '.')
+      continue;
+    DIR* inner = opendir((dir + "/" + sub).c_str());
+    if (inner == nullptr)
+      continue;
+    while (struct dirent* f = readdir(inner)) {
+      std::string name = f->d_name;
+      if (name[0] == '.' || name.find(".tmp.") != std::string::npos)
+        continue;
+      std::string path = dir + "/" + sub + "/" + name;
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        continue;
+      std::string rest = name;
+      if (rest.size() > 6 && rest.compare(rest.size() - 6, 6, ".debug") == 0)
+        rest.resize(rest.size() - 6);
+      Stored& s = ids[sub + rest];
+      s.files.push_back(path);
+      s.bytes += static_cast<uint64_t>(st.st_size);
+      s.used_ns =
+          std::max<int64_t>(s.used_ns, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    }
+    closedir(inner);
+  }
+  closedir(top);
+  return ids;
+}
+
+// Evicts the least recently used build IDs outside `keep` until the archive holds max_bytes.
+Status Evict(const std::string& dir, const std::set<std::string>& keep, uint64_t max_bytes,
+             ArchiveSummary* summary) {
+  auto ids = ScanArchive(dir);
+  if (!ids.ok())
+    return ids.error();
+  uint64_t total = 0;
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [hex, s] : *ids) {
+    total += s.bytes;
+    if (keep.count(hex) == 0)
+      order.emplace_back(s.used_ns, hex);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [used, hex] : order) {
+    if (total <= max_bytes)
+      break;
+    const Stored& s = (*ids)[hex];
+    for (const std::string& f : s.files) {
+      if (unlink(f.c_str()) != 0 && errno != ENOENT)
+        return Error::Sys(f, errno, "cannot evict");
+    }
+    total -= s.bytes;
+    summary->ids_evicted++;
+    summary->bytes_evicted += s.bytes;
+  }
+  summary->archive_bytes = total;
+  summary->within_cap = total <= max_bytes;
+  return Status();
+}
+
+}  // namespace
+
+Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
+                                      const std::vector<std::pair<BuildId, std::string>>& modules,
+                                      uint64_t max_bytes) {
+  if (Status st = MakeDir(dir); !st.ok())
+    return st.error();
+  auto locator = DebugLocator::Create(options);
+  if (!locator.ok())
+    return locator.error();
+  (*locator)->Prefetch(modules);
+
+  ArchiveSummary summary;
+  for (const auto& [id, path] : modules) {
+    ArchiveEntry e;
+    e.id = id;
+    e.recorded_path = path;
+    LocatedModule m = (*locator)->Locate(id, path);
+    const std::string exec_dst = BuildIdDirPath(dir, id, "");
+    const std::string debug_dst = BuildIdDirPath(dir, id, ".debug");
+    if (m.exec || m.debug) {
+      std::string sub = exec_dst.substr(0, exec_dst.rfind('/'));
+      if (Status st = MakeDir(sub); !st.ok())
+        return st.error();
+    }
+    bool copied = false;
+    // The debug file is stored apart only when it is not the executable itself.
+    struct Want {
+      const std::optional<LocatedFile>* file;
+      const std::string* dst;
+      bool* have;
+    };
+    std::optional<LocatedFile> separate_debug;
+    if (m.debug && (!m.exec || m.debug->path != m.exec->path))
+      separate_debug = m.debug;
+    for (const Want& w :
+         {Want{&m.exec, &exec_dst, &e.exec}, Want{&separate_debug, &debug_dst, &e.debug}}) {
+      if (!*w.file)
+        continue;
+      if (Exists(*w.dst)) {
+        // Used now: the last to be evicted.
+        utimensat(AT_FDCWD, w.dst->c_str(), nullptr, 0);
+        *w.have = true;
+        continue;
+      }
+      auto n = CopyFile((*w.file)->path, *w.dst);
+      if (!n.ok())
+        return n.error();
+      *w.have = true;
+      copied = true;
+      e.bytes_copied += *n;
+      summary.files_copied++;
+      summary.bytes_copied += *n;
+    }
+    if (!e.exec) {
+      e.outcome = ArchiveEntry::Outcome::kMissing;
+      e.reason = MissingReason(m, path);
+    } else {
+      e.outcome = copied ? ArchiveEntry::Outcome::kStored : ArchiveEntry::Outcome::kPresent;
+    }
+    summary.entries.push_back(std::move(e));
+  }
+  if (max_bytes > 0) {
+    std::set<std::string> keep;
+    for (const auto& m : modules)
+      keep.insert(m.first.ToHex());
+    if (Status st = Evict(dir, keep, max_bytes, &summary); !st.ok())
+      return st.error();
+  }
+  return summary;
+}
+
+namespace {
+
+// libarchive's error as ours, for the tarball being written.
+Error TarError(struct archive* a, const std::string& path) {
+  const char* msg = archive_error_string(a);
+  return Error::Of(ErrorKind::kIo, path, msg != nullptr ? msg : "cannot write tarball");
+}
+
+Status AddFile(struct archive* a, const std::string& dir, const std::string& rel,
+               const std::string& tar_path) {
+  std::string path = dir + "/" + rel;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    return Error::Sys(path, errno, "cannot stat");
+  std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(),
+                                                                             archive_entry_free);
+  archive_entry_set_pathname(entry.get(), rel.c_str());
+  archive_entry_set_size(entry.get(), st.st_size);
+  archive_entry_set_filetype(entry.get(), AE_IFREG);
+  archive_entry_set_perm(entry.get(), 0644);
+  archive_entry_set_mtime(entry.get(), st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  if (archive_write_header(a, entry.get()) != ARCHIVE_OK)
+    return TarError(a, tar_path);
+  return ReadChunks(path, [&](const char* buf, size_t n) -> Status {
+    if (archive_write_data(a, buf, n) != static_cast<la_ssize_t>(n))
+      return TarError(a, tar_path);
+    return Status();
+  });
+}
+
+}  // namespace
+
+Status WriteTarball(const std::string& dir, const std::string& tar_path) {
+  auto ids = ScanArchive(dir);
+  if (!ids.ok())
+    return ids.error();
+  const bool zst = tar_path.size() > 4 && tar_path.compare(tar_path.size() - 4, 4, ".zst") == 0;
+  std::unique_ptr<struct archive, decltype(&archive_write_free)> a(archive_write_new(),
+                                                                   archive_write_free);
+  archive_write_set_format_pax_restricted(a.get());
+  if (zst && archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK)
+    return TarError(a.get(), tar_path);
+  std::string tmp = tar_path + ".tmp." + std::to_string(getpid());
+  if (archive_write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK)
+    return TarError(a.get(), tar_path);
+  Status st;
+  for (const auto& [hex, stored] : *ids) {
+    for (const std::string& f : stored.files) {
+      st = AddFile(a.get(), dir, f.substr(dir.size() + 1), tar_path);
+      if (!st.ok())
+        break;
+    }
+    if (!st.ok())
+      break;
+  }
+  if (st.ok() && archive_write_close(a.get()) != ARCHIVE_OK)
+    st = TarError(a.get(), tar_path);
+  if (st.ok() && rename(tmp.c_str(), tar_path.c_str()) != 0)
+    st = Error::Sys(tar_path, errno, "cannot rename into place");
+  if (!st.ok())
+    unlink(tmp.c_str());
+  return st;
+}
+
+Result<ArchiveSummary> ArchiveModulesToTarball(
+    const SymbolizerOptions& options, const std::string& tar_path,
+    const std::vector<std::pair<BuildId, std::string>>& modules) {
+  const char* tmpdir = getenv("TMPDIR");
+  std::string stage =
+      std::string(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp") + "/perf-buildid-archive.XXXXXX";
+  if (mkdtemp(stage.data()) == nullptr)
+    return Error::Sys(stage, errno, "cannot create staging directory");
+  Result<ArchiveSummary> summary = ArchiveModules(options, stage, modules);
+  if (summary.ok()) {
+    if (Status st = WriteTarball(stage, tar_path); !st.ok())
+      summary = st.error();
+  }
+  // The staging copies go whatever happened: only the tarball is the result.
+  if (auto ids = ScanArchive(stage); ids.ok()) {
+    std::set<std::string> subdirs;
+    for (const auto& [hex, stored] : *ids) {
+      for (const std::string& f : stored.files)
+        unlink(f.c_str());
+      subdirs.insert(stage + "/" + hex.substr(0, 2));
+    }
+    for (const std::string& d : subdirs)
+      rmdir(d.c_str());
+  }
+  rmdir(stage.c_str());
+  return summary;
+}
+
+}  // namespace pbid

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// A build-ID archive: the files a recording needs, stored as DIR/xx/yyyy (the executable) and
+// DIR/xx/yyyy.debug (its separate debug file), the .build-id layout that `debuginfod -F`, gdb,
+// perf and report read. Files are found by the symbolizer's one lookup chain, so a file with
+// another build ID is never stored. The library never prints: the caller reports the results.
+#ifndef PBID_SYMBOLIZE_ARCHIVE_H_
+#define PBID_SYMBOLIZE_ARCHIVE_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pbid/build_id.h"
+#include "pbid/result.h"
+#include "pbid/symbolize/symbolizer.h"
+
+namespace pbid {
+
+// What became of one module (build ID, recorded path).
+struct ArchiveEntry {
+  BuildId id;
+  std::string recorded_path;
+  enum class Outcome : uint8_t {
+    kStored,   // at least one file copied in this run
+    kPresent,  // everything found was already in the archive (shared with an earlier run)
+    kMissing,  // no file with this build ID: `reason` says why
+  } outcome = Outcome::kMissing;
+  bool exec = false;   // xx/yyyy is in the archive
+  bool debug = false;  // xx/yyyy.debug is in the archive
+  std::string reason;  // for kMissing, or for a debug file not found
+  uint64_t bytes_copied = 0;
+};
+
+struct ArchiveSummary {
+  std::vector<ArchiveEntry> entries;
+  uint64_t files_copied = 0;
+  uint64_t bytes_copied = 0;
+  // With a cap: what was evicted, and whether the archive is now within it (false when the
+  // files this run needs are more than the cap: those are never evicted).
+  uint64_t ids_evicted = 0;
+  uint64_t bytes_evicted = 0;
+  uint64_t archive_bytes = 0;  // after eviction (computed only with a cap)
+  bool within_cap = true;
+};
+
+// Copies into `dir` (created if needed) each module's executable and separate debug file.
+// Regular files, written to a temporary name and renamed, so that a server scanning the
+// directory never sees half a file; a file already present under its name is kept (identical
+// build IDs are stored once). Every file this run needs has its modification time set to now,
+// which makes it the most recently used. With max_bytes > 0, the least recently used build IDs
+// (both their files) not needed by this run are then removed until the archive holds at most
+// max_bytes. Errors are those of the archive directory itself.
+Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
+                                      const std::vector<std::pair<BuildId, std::string>>& modules,
+                                      uint64_t max_bytes = 0);
+
+// Writes the files under dir (the .build-id layout above) into a portable tarball at
+// tar_path, as regular files with paths relative to dir; zstd-compressed when tar_path ends in
+// ".zst". Written under a temporary name and renamed.
+Status WriteTarball(const std::string& dir, const std::string& tar_path);
+
+// ArchiveModules into a staging directory in $TMPDIR (or /tmp), then WriteTarball: a tarball
+// of this recording's files alone. The staging directory is removed.
+Result<ArchiveSummary> ArchiveModulesToTarball(
+    const SymbolizerOptions& options, const std::string& tar_path,
+    const std::vector<std::pair<BuildId, std::string>>& modules);
+
+}  // namespace pbid
+
+#endif  // PBID_SYMBOLIZE_ARCHIVE_H_

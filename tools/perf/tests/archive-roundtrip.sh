@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# archive-roundtrip.sh PERF_BUILDID WORKLOAD_DIR OUTDIR
+#
+# The fleet workflow on this host: record the fixture workload (an executable and its shared
+# library, copied to OUTDIR), take a reference report, archive the recording, delete the copies,
+# serve the archive with elfutils' real `debuginfod -F` on loopback, and report again in a mount
+# namespace where every file the recording names is out of reach (each recorded path covered by
+# /dev/null, /usr/lib/debug by an empty tmpfs; perf-buildid itself runs from copies of its
+# libraries). The second report must name every sample the reference names, through the
+# server alone. Also: a second archive run copies nothing (shared, incremental), and
+# debuginfod-find fetches the same files.
+set -euo pipefail
+
+PB=$(readlink -f "$1")
+WL=$(readlink -f "$2")
+OUT=$3
+
+command -v debuginfod >/dev/null || { echo "SKIP: no debuginfod (elfutils)"; exit 77; }
+rm -rf "$OUT"
+mkdir -p "$OUT"
+OUT=$(readlink -f "$OUT")
+cd "$OUT"
+server=
+cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; }
+trap cleanup EXIT
+
+fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+# The table rows of a report (no comments, no blank lines).
+rows() { grep -v '^#' | grep -v '^[[:space:]]*$' || true; }
+
+mkdir w
+cp "$WL/pbid-workload" "$WL/libpbidwork.so" w/
+if ! "$PB" record -o rec.data -- w/pbid-workload 300 >record.log 2>&1; then
+	if grep -q 'perf_event_open' record.log; then
+		echo "SKIP: no perf events here"
+		exit 77
+	fi
+	cat record.log
+	exit 1
+fi
+"$PB" report -i rec.data --no-debuginfod | rows >reference.txt
+
+"$PB" archive -i rec.data -o archive --no-debuginfod >archive1.txt 2>archive1.err
+"$PB" archive -i rec.data -o archive --no-debuginfod >archive2.txt 2>archive2.err
+cat archive1.txt archive1.err
+files=$(find archive -type f | wc -l)
+file_bytes() { find "$1" -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }'; }
+bytes=$(file_bytes archive)
+echo "archive: $files files, $bytes bytes"
+check "every user file hit is stored" \
+	test "$(grep -c '^stored' archive1.txt)" = "$(grep -vc 'kernel image' archive1.txt)"
+check "a second run copies nothing" grep -q 'copied 0 files, 0 bytes' archive2.err
+check "a second run finds all present" test "$(grep -c '^present' archive2.txt)" = \
+	"$(grep -c '^stored' archive1.txt)"
+check "only regular files (debuginfod -F skips links)" \
+	test -z "$(find archive ! -type f ! -type d)"
+
+# Tarballs of the same files, plain and zstd-compressed, in the same layout.
+"$PB" archive -i rec.data -o rec.tar --no-debuginfod >/dev/null 2>&1
+"$PB" archive -i rec.data -o rec.tar.zst --no-debuginfod >/dev/null 2>&1
+for t in rec.tar rec.tar.zst; do
+	mkdir "x-$t"
+	tar -xf "$t" -C "x-$t"
+	check "$t holds the archive's files" diff -r archive "x-$t"
+done
+
+# The cap: an archive holding another recording's files (ls), used longer ago, then this
+# recording's with --max-size its own size: ls's own IDs go, the shared libc stays.
+"$PB" record -o other.data -- ls -R /usr/lib >/dev/null 2>&1
+"$PB" archive -i other.data -o capped --no-debuginfod >other.txt 2>/dev/null
+find capped -type f -exec touch -d '2000-01-01' {} +
+"$PB" archive -i rec.data -o capped --no-debuginfod --max-size "$bytes" >/dev/null 2>cap.err
+cat cap.err
+ls_id=$(awk -F'\t' '$3 == "/usr/bin/ls" { print $2 }' other.txt)
+check "the cap evicts the least recently used ID" test ! -e "capped/${ls_id:0:2}/${ls_id:2}"
+check "the cap keeps every file this recording needs" \
+	diff <(cd archive && find . -type f | sort) <(cd capped && find . -type f | sort)
+check "the archive is within the cap" test "$(file_bytes capped)" -le "$bytes"
+"$PB" archive -i rec.data -o capped --no-debuginfod --max-size 1K >/dev/null 2>cap2.err
+check "a cap below this recording's needs warns and evicts none of it" \
+	grep -q 'exceed --max-size' cap2.err
+check "... and keeps its files" \
+	diff <(cd archive && find . -type f | sort) <(cd capped && find . -type f | sort)
+
+# A file replaced after the recording has another build ID: never taken, listed with why.
+mkdir w2
+cp "$WL/pbid-workload" "$WL/libpbidwork.so" w2/
+"$PB" record -o replaced.data -- w2/pbid-workload 100 >/dev/null 2>&1
+cp "$(type -P true)" w2/pbid-workload
+"$PB" archive -i replaced.data -o replaced --no-debuginfod --debug-root '' >replaced.txt 2>&1 || true
+check "a replaced file is listed missing with its reason" \
+	grep -q "^missing.*w2/pbid-workload.*has another build ID" replaced.txt
+gone_id=$(awk -F'\t' '$1 == "missing" && $3 ~ /w2\/pbid-workload$/ { print $2 }' replaced.txt)
+check "... and nothing stored under its ID" test ! -e "replaced/${gone_id:0:2}"
+
+# The binaries of the recording are gone.
+rm -rf w
+
+# debuginfod on a free loopback port; its first scan is over when it serves the workload.
+wl_id=$(awk -F'\t' '$3 ~ /pbid-workload$/ { print $2 }' archive1.txt)
+port=
+for try in 1 2 3 4 5; do
+	port=$((20000 + RANDOM % 20000))
+	debuginfod -F -p "$port" -d "$OUT/db.sqlite" -t 0 -g 0 "$OUT/archive" >debuginfod.log 2>&1 &
+	server=$!
+	sleep 0.5
+	kill -0 "$server" 2>/dev/null && break
+	server=
+done
+[ -n "$server" ] || { cat debuginfod.log; echo "FAIL: debuginfod did not start"; exit 1; }
+export DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$OUT/client-cache"
+# Each probe with a fresh client cache: a miss before the scan would be remembered (cache_miss_s).
+for i in $(seq 1 100); do
+	rm -rf "$OUT/probe-cache"
+	DEBUGINFOD_CACHE_PATH="$OUT/probe-cache" debuginfod-find executable "$wl_id" \
+		>/dev/null 2>&1 && break
+	sleep 0.2
+done
+while IFS=$'\t' read -r what id path; do
+	[ "$what" = stored ] || continue
+	got=$(debuginfod-find executable "$id" 2>/dev/null || true)
+	check "debuginfod-find fetches $path" cmp -s "$got" "archive/${id:0:2}/${id:2}"
+done <archive1.txt
+
+# Hide every file the recording names, and the system's debug files, from a report that runs
+# from copies of its libraries.
+mkdir libs
+{
+	ldd "$PB"
+	ldd "$(command -v mount)"
+	lib=$(ldconfig -p | awk '/libdebuginfod.so.1 / { p = $NF } END { print p }')
+	ldd "$lib"
+	echo "x => $lib"
+} | awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u | while read -r f; do
+	cp -L "$f" libs/
+done
+"$PB" buildid-list -i rec.data -H | awk '{ print $2 }' | grep '^/' >paths.txt || true
+# mount runs from the copies too: once libc's path is covered, nothing else would start.
+cat >hide.sh <<'EOS'
+set -euo pipefail
+run() { libs/ld-linux-x86-64.so.2 --library-path "$PWD/libs" "$@"; }
+run "$(command -v mount)" -t tmpfs none /usr/lib/debug
+while read -r p; do
+	if [ -e "$p" ]; then run "$(command -v mount)" --bind /dev/null "$p"; fi
+done <paths.txt
+exec "$@"
+EOS
+unshare -m bash hide.sh libs/ld-linux-x86-64.so.2 --library-path "$OUT/libs" "$PB" report \
+	-i rec.data --debug-root '' >roundtrip-full.txt 2>roundtrip.err
+rows <roundtrip-full.txt >roundtrip.txt
+grep 'Symbols by build ID' roundtrip-full.txt || true
+
+# Symbolized share of the user samples: rows named other than by an address.
+share() {
+	awk '$4 == "[.]" { t += $2; if ($5 !~ /^0x/) s += $2 }
+	     END { printf "%d/%d\n", s, t }' "$1"
+}
+echo "symbolized user samples: reference $(share reference.txt), round trip $(share roundtrip.txt)"
+check "the round trip names every sample the reference names" cmp reference.txt roundtrip.txt
+check "the modules came from debuginfod" grep -q 'debuginfod [1-9]' roundtrip-full.txt
+exit "$fail"
