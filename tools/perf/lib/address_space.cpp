@@ -148,13 +148,20 @@ size_t AddressSpace::Add(Mapping m) {
 
 size_t AddressSpace::FindSlow(int32_t key, uint64_t ip, bool kernel) const {
   auto t = maps_.find(key);
-  if (t == maps_.end())
-    return kNoMapping;
-  if (const Span* s = t->second->Find(ip)) {
-    MemoFor(key) = SpanMemo{key, *s};
-    return s->idx;
+  if (t != maps_.end()) {
+    if (const Span* s = t->second->Find(ip)) {
+      MemoFor(key) = SpanMemo{key, *s};
+      return s->idx;
+    }
   }
-  if (!kernel)
+  if (!kernel) {
+    auto old = before_exec_.find(key);
+    if (old == before_exec_.end())
+      return kNoMapping;
+    const Span* s = old->second->Find(ip);
+    return s ? s->idx : kNoMapping;
+  }
+  if (t == maps_.end())
     return kNoMapping;
   // perf extends the kernel image map up to the end of the address space (modules aside): the
   // kernel-image span with the highest start at or below ip, found in its own index so that a
@@ -181,7 +188,11 @@ void AddressSpace::Fork(int32_t pid, int32_t ppid) {
 void AddressSpace::Exec(int32_t pid) {
   if (pid == kKernelTable)
     return;
-  maps_.erase(pid);
+  auto t = maps_.find(pid);
+  if (t != maps_.end()) {
+    before_exec_[pid] = std::move(t->second);
+    maps_.erase(t);
+  }
   Forget(pid);
 }
 
@@ -202,6 +213,7 @@ std::string AddressSpace::CommOf(int32_t pid) const {
 void AddressSpace::Clear() {
   mappings_.clear();
   maps_.clear();
+  before_exec_.clear();
   std::fill(std::begin(memo_), std::end(memo_), SpanMemo{});
   kernel_images_.clear();
   comms_.clear();

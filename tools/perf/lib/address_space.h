@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // Internal: the address-space model of a replay, as perf's machine.c keeps it. Each process
-// has a table of the spans its mappings cover; FORK shares the parent's table, an exec empties
-// it, and a new mapping replaces whatever it overlaps. It knows nothing of records or build
+// has a table of the spans its mappings cover; FORK shares the parent's table, an exec starts
+// a new one (the old one still answers where no new mapping reaches, as in perf), and a new
+// mapping replaces whatever it overlaps. It knows nothing of records or build
 // ids: the session parses records and decides each mapping's build id before adding it.
 #ifndef PBID_LIB_ADDRESS_SPACE_H_
 #define PBID_LIB_ADDRESS_SPACE_H_
@@ -37,7 +38,10 @@ class AddressSpace {
   size_t Add(Mapping m);
   // FORK: pid shares ppid's table and comm, unless pid has a table already.
   void Fork(int32_t pid, int32_t ppid);
-  // exec: pid's old mappings are gone.
+  // exec: pid's mappings start afresh. perf keeps a process's mappings across an exec until new
+  // ones overlap them, and rightly so for the samples the exec itself takes after its COMM:
+  // their user ip is still the old program's (in libc's execve). The old table therefore
+  // answers for the addresses no mapping since the exec covers; it is not copied.
   void Exec(int32_t pid);
   // COMM: the process's name; `exec` or the main thread's replaces one it had.
   void SetComm(int32_t pid, bool main_thread_or_exec, std::string comm);
@@ -119,6 +123,8 @@ class AddressSpace {
   // be faulted in, holding both buffers meanwhile.
   std::deque<Mapping> mappings_;
   std::unordered_map<int32_t, std::shared_ptr<Table>> maps_;
+  // Each exec'd process's table from before its last exec (see Exec).
+  std::unordered_map<int32_t, std::shared_ptr<Table>> before_exec_;
   mutable SpanMemo memo_[256];
   // The spans of maps_[kKernelTable] whose mapping is the kernel image: start -> index into
   // mappings_.

@@ -97,7 +97,7 @@ TEST(AddressSpaceTest, EmptyRangesAndUnknownProcessesHoldNothing) {
 }
 
 // A child shares its parent's table until either maps something; an exec empties a table.
-TEST(AddressSpaceTest, ForkSharesAndExecEmpties) {
+TEST(AddressSpaceTest, ForkSharesAndExecStartsAfresh) {
   AddressSpace space;
   space.Add(Map(10, 0x1000, 0x1000, "/bin/parent"));
   space.SetComm(10, true, "parent");
@@ -107,8 +107,15 @@ TEST(AddressSpaceTest, ForkSharesAndExecEmpties) {
   space.Add(Map(11, 0x1000, 0x1000, "/bin/child"));
   EXPECT_EQ("/bin/child", PathAt(space, 11, 0x1000));
   EXPECT_EQ("/bin/parent", PathAt(space, 10, 0x1000));
+  space.Add(Map(10, 0x8000, 0x1000, "/lib/libc"));
   space.Exec(10);
-  EXPECT_EQ("-", PathAt(space, 10, 0x1000));
+  // As in perf, the old mappings answer until new ones cover them: the exec's own samples
+  // after its COMM have the old program's user ip.
+  EXPECT_EQ("/bin/parent", PathAt(space, 10, 0x1000));
+  space.Add(Map(10, 0x1000, 0x1000, "/bin/new"));
+  EXPECT_EQ("/bin/new", PathAt(space, 10, 0x1000));
+  EXPECT_EQ("/lib/libc", PathAt(space, 10, 0x8000));
+  EXPECT_EQ("-", PathAt(space, 10, 0x4000));
   EXPECT_EQ("/bin/child", PathAt(space, 11, 0x1000));
   EXPECT_EQ(":12", space.CommOf(12));
   EXPECT_EQ("swapper", space.CommOf(0));
@@ -129,7 +136,9 @@ TEST(AddressSpaceTest, TheMemoFollowsTheTables) {
   space.Fork(522, 10);                        // 522 = 10 + 2 * 256, a copy of 10's table
   EXPECT_EQ("/new", PathAt(space, 522, 0x1000));
   space.Exec(10);
-  EXPECT_EQ("-", PathAt(space, 10, 0x1000));
+  space.Add(Map(10, 0x1000, 0x1000, "/exec"));
+  EXPECT_EQ("/exec", PathAt(space, 10, 0x1000));
+  EXPECT_EQ("/new", PathAt(space, 522, 0x1000));
 }
 
 // Kernel samples above every kernel mapping fall back to the kernel image, not to a module.

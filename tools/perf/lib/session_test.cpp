@@ -207,11 +207,12 @@ RecordBytes Comm(int32_t pid, const char* comm, bool exec, uint64_t time, const 
   return *BuildComm(c, &a);
 }
 
-// The kernel reports an exec before it maps the new program: the parent's mappings, which the
-// child shared until then, are gone, and only the new ones name its samples. A COMM without
-// exec (prctl's PR_SET_NAME) changes nothing. Without times the replay is in file order, which
-// need not be the kernel's: the exec then leaves the table alone.
-TEST(SessionIndexTest, AnExecEmptiesItsProcessTableInTimeOrder) {
+// The kernel reports an exec before it maps the new program. As in perf, the mappings from
+// before it name what no new mapping covers (the exec's own samples after its COMM have the
+// old program's user ip), and the new ones replace what they overlap. A COMM without exec
+// (prctl's PR_SET_NAME) changes nothing. Without times the replay is in file order, which need
+// not be the kernel's: the exec then leaves the table alone.
+TEST(SessionIndexTest, AnExecStartsAFreshTableOverTheOldInTimeOrder) {
   constexpr uint16_t kUser = PERF_RECORD_MISC_USER;
   auto recs = [&](const EventAttr& a) {
     return std::vector<RecordBytes>{
@@ -222,28 +223,28 @@ TEST(SessionIndexTest, AnExecEmptiesItsProcessTableInTimeOrder) {
         Comm(11, "renamed", false, 5, a),
         Sample(kUser, 11, 0x700010, 6, a),
         Comm(11, "tool", true, 7, a),
-        Sample(kUser, 11, 0x700010, 8, a),  // what the lookup before the exec found
+        Sample(kUser, 11, 0x700010, 8, a),  // the old libc: the exec's own sample
         Sample(kUser, 11, 0x400010, 9, a),  // the exec'd program is not mapped yet
         *BuildMmap2(Map(11, 0x500000, 0x1000, "/bin/tool", 10), kUser, &a),
-        Sample(kUser, 11, 0x500010, 11, a),
-        Sample(kUser, 11, 0x700010, 12, a),  // still none
-        Sample(kUser, 10, 0x700010, 13, a),  // the parent keeps its own
+        *BuildMmap2(Map(11, 0x400000, 0x1000, "/bin/tool", 11), kUser, &a),
+        Sample(kUser, 11, 0x500010, 12, a),
+        Sample(kUser, 11, 0x700010, 13, a),  // not covered since: still the old libc
+        Sample(kUser, 10, 0x700010, 14, a),  // the parent keeps its own
+        Sample(kUser, 11, 0x400010, 15, a),  // covered since: the new program
     };
   };
   EventAttr timed = Attr({1}, true);
-  std::vector<std::string> want = {"/lib/libc.so", "/lib/libc.so", "-", "-", "/bin/tool", "-",
-                                   "/lib/libc.so"};
+  std::vector<std::string> want = {"/lib/libc.so", "/lib/libc.so", "/lib/libc.so", "/bin/shell",
+                                   "/bin/tool",    "/lib/libc.so", "/lib/libc.so", "/bin/tool"};
   EXPECT_EQ(want, SamplePaths({timed}, recs(timed)));
   using Hits = std::vector<std::pair<std::string, uint64_t>>;
-  EXPECT_EQ((Hits{{"/bin/shell", 0}, {"/lib/libc.so", 3}, {"/bin/tool", 1}}),
+  EXPECT_EQ((Hits{{"/bin/shell", 1}, {"/lib/libc.so", 5}, {"/bin/tool", 1}, {"/bin/tool", 1}}),
             MappingSamples({timed}, recs(timed)));
 
   EventAttr untimed = timed;
   untimed.attr.sample_type &= ~uint64_t{PERF_SAMPLE_TIME};
-  want = {"/lib/libc.so", "/lib/libc.so", "/lib/libc.so", "/bin/shell",
-          "/bin/tool",    "/lib/libc.so", "/lib/libc.so"};
   EXPECT_EQ(want, SamplePaths({untimed}, recs(untimed)));
-  EXPECT_EQ((Hits{{"/bin/shell", 1}, {"/lib/libc.so", 5}, {"/bin/tool", 1}}),
+  EXPECT_EQ((Hits{{"/bin/shell", 1}, {"/lib/libc.so", 5}, {"/bin/tool", 1}, {"/bin/tool", 1}}),
             MappingSamples({untimed}, recs(untimed)));
 }
 

@@ -22,7 +22,6 @@ namespace {
 
 constexpr size_t kMaxFrames = 512;  // PERF_MAX_STACK_DEPTH-like bound on corrupt chains
 
-
 // The pprof value type of an event: cpu-clock periods are nanoseconds.
 PprofValueType EventValueType(const EventAttr& a) {
   if (const KnownEvent* e = FindEvent(a.attr.type, a.attr.config))
@@ -54,7 +53,7 @@ struct SymKeyHash {
 // What one address became: its profile frames (inlined ones first when they are shown) and,
 // for pprof, the source frames.
 struct CachedSymbol {
-  Symbolization s;  // emptied once the frames are made, unless pprof needs it
+  Symbolization s;               // emptied once the frames are made, unless pprof needs it
   std::vector<uint32_t> frames;  // Profile frame ids, innermost first; empty until first use
   bool named = false;            // frames hold the names
 };
@@ -135,26 +134,28 @@ uint32_t Report::Impl::Frames(const std::vector<SourceFrame>& src, uint32_t dso,
 }
 
 void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
-  uint64_t offset = ip - m.start + m.pgoff;
-  // A caller's address is the return address: the call instruction is just before it.
-  uint64_t lookup = leaf || offset == 0 ? offset : offset - 1;
+  // The address as the chain gives it, as perf 6.1 looks it up: a frame-pointer chain's
+  // callers are return addresses, taken as they are (a call that ends its function names the
+  // next one there, in perf too); the DWARF unwinder's callers come already moved back into
+  // the call instruction (below), as perf's libdw unwinder moves them.
+  const uint64_t offset = ip - m.start + m.pgoff;
   CachedSymbol* c = nullptr;
   CachedSymbol none;  // no build ID: nothing is looked up, nothing is named
   if (m.build_id) {
-    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, lookup});
+    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, offset});
     c = &it->second;
     if (added) {
-      auto r = symbolizer->SymbolizeOffset(*m.build_id, m.path, lookup, detail);
+      auto r = symbolizer->SymbolizeOffset(*m.build_id, m.path, offset, detail);
       // A corrupt debug file must not end the report: the frame stays unsymbolized.
       if (r.ok())
         c->s = std::move(*r);
     }
   } else if (!m.file_ids.empty()) {
     // The DSO's index stands for its file identity as for a build ID: one cache.
-    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, lookup});
+    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, offset});
     c = &it->second;
     if (added) {
-      auto r = symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, lookup, detail);
+      auto r = symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, offset, detail);
       if (r.ok())
         c->s = std::move(*r);
     }
@@ -294,10 +295,11 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
         // kernel gives it with exclude_callchain_user) is what was unwound.
         while (!ips.empty() && !ips.back().second)
           ips.pop_back();
-        for (uint64_t a : u.ips) {
-          if (ips.size() >= kMaxFrames)
-            break;
-          ips.emplace_back(a, false);
+        for (size_t j = 0; j < u.ips.size() && ips.size() < kMaxFrames; j++) {
+          // A caller's pc is its return address: pc - 1 is in the call instruction, the
+          // address perf's libdw unwinder gives such a frame.
+          uint64_t a = u.ips[j];
+          ips.emplace_back(j == 0 || a == 0 ? a : a - 1, false);
         }
       }
     }
@@ -344,8 +346,7 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   // Without call chains (a flat table) the stack is the frame the table shows.
   if (!options.callchains)
     frames.assign(1, self_frame);
-  profile.Add(ev, options.keep_pid ? pid : 0,
-              options.keep_comm ? CommId(pid) : empty_comm, frames,
+  profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm, frames,
               self_frame, 1, period);
 
   if (pprof) {
