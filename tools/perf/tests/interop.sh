@@ -33,8 +33,15 @@ readelf_id() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
 perf_quiet() {  # perf_quiet NAME FILE PERF-ARGS...
 	local name=$1 file=$2
 	shift 2
-	"$PERF" "$@" -i "$file" >"$name.out" 2>"$name.err"
+	"$PERF" "$@" -i "$file" >"$name.out" 2>"$name.all"
 	local rc=$?
+	# PERF_EXPLAINED: a pattern of warnings that are known and documented for this check.
+	if [ -n "${PERF_EXPLAINED:-}" ]; then
+		grep -E "$PERF_EXPLAINED" "$name.all" | sed 's/^/# explained: /'
+		grep -vE "$PERF_EXPLAINED" "$name.all" >"$name.err" || true
+	else
+		cp "$name.all" "$name.err"
+	fi
 	if [ $rc -ne 0 ] || [ -s "$name.err" ]; then
 		echo "# perf $* -i $file: rc=$rc"
 		sed 's/^/#   /' "$name.err" | head -5
@@ -195,6 +202,7 @@ check "record -a samples the CPU, as perf -a does" grep -qx CPU <(sample_fields 
 check "our dump prints the CPU of a system-wide sample" \
 	grep -q 'PERF_RECORD_SAMPLE.* cpu: [0-9]' <("$PB" dump --no-hex -i sys.data)
 
+perf_quiet_but_nrcpus() { PERF_EXPLAINED=HEADER_NRCPUS perf_quiet "$@"; }
 # --- 5b. SIGKILL: the checkpointed header still covers what was recorded.
 "$PB" record -a -F 99 -o killed.data >/dev/null 2>&1 &
 rpid=$!
@@ -202,8 +210,10 @@ sleep 0.5
 "$WL" 1500 >/dev/null
 kill -KILL $rpid
 wait $rpid 2>/dev/null
-check "record -a killed by SIGKILL: perf report reads the file without warnings" \
-	perf_quiet x-report killed.data report --stdio
+# The checkpointed header has no feature sections (they follow the data, which goes on): perf
+# 7.x warns that HEADER_NRCPUS is missing and reads on (Documentation/compatibility.md).
+check "record -a killed by SIGKILL: perf report reads the file without warnings (but NRCPUS)" \
+	perf_quiet_but_nrcpus x-report killed.data report --stdio
 check "... and it has the library's samples" grep -q "libpbidwork.so" x-report.out
 
 else
