@@ -213,8 +213,10 @@ TEST_P(RecordsTest, HeaderBuildId) {
   bool swap = GetParam();
   BuildId id = *BuildId::FromHex("aabbccdd");
   RecordBytes b = *BuildHeaderBuildId(-1, PERF_RECORD_MISC_USER, id, "/bin/true", swap);
-  // perf 6.1 layout: 36 bytes, then the name padded to 64.
-  EXPECT_EQ(36u + 64u, b.size());
+  // perf 6.1 layout: 36 bytes, then the name padded to 64; then 4 bytes more, so that the
+  // record's size is a multiple of 8, which perf 7.x requires of every record.
+  EXPECT_EQ(36u + 64u + 4u, b.size());
+  EXPECT_EQ(0u, b.size() % 8);
   auto out = ParseHeaderBuildId(View(b, swap));
   ASSERT_TRUE(out.ok()) << out.error().ToString();
   EXPECT_EQ(-1, out->pid);
