@@ -319,6 +319,18 @@ TEST(RecordErrorsTest, SampleCutShortNamesTheFirstMissingField) {
   EXPECT_EQ(999u, so->sample_id.time);
 }
 
+// An attr that samples PERIOD and each field of `optional` whose bit is set in mask.
+template <size_t N>
+EventAttr AttrSampling(const uint64_t (&optional)[N], uint32_t mask) {
+  EventAttr attr = MakeAttr(true);
+  attr.attr.sample_type = PERF_SAMPLE_PERIOD;
+  for (size_t b = 0; b < N; b++) {
+    if (mask & (1u << b))
+      attr.attr.sample_type |= optional[b];
+  }
+  return attr;
+}
+
 // The session orders records by the time these read in place, and finds their event by the id
 // read in place; they must be what the decoders find, whatever fields come before them, in
 // both byte orders.
@@ -328,12 +340,7 @@ TEST_P(RecordsTest, TimesAndIdsReadInPlaceAreTheDecoders) {
                                     PERF_SAMPLE_TIME,       PERF_SAMPLE_ID,  PERF_SAMPLE_CPU,
                                     PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_ADDR};
   for (uint32_t mask = 0; mask < (1u << std::size(kOptional)); mask++) {
-    EventAttr attr = MakeAttr(true);
-    attr.attr.sample_type = PERF_SAMPLE_PERIOD;
-    for (size_t b = 0; b < std::size(kOptional); b++) {
-      if (mask & (1u << b))
-        attr.attr.sample_type |= kOptional[b];
-    }
+    EventAttr attr = AttrSampling(kOptional, mask);
     SCOPED_TRACE("sample_type " + std::to_string(attr.attr.sample_type));
     SampleRecord s;
     s.ip = 0x401000;
@@ -370,12 +377,7 @@ TEST_P(RecordsTest, SampleKeysAreParseSamplesFieldsWhenItSucceeds) {
                                     PERF_SAMPLE_ADDR,       PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW};
   size_t keys = 0, fails = 0;
   for (uint32_t mask = 0; mask < (1u << std::size(kOptional)); mask++) {
-    EventAttr attr = MakeAttr(true);
-    attr.attr.sample_type = PERF_SAMPLE_PERIOD;
-    for (size_t b = 0; b < std::size(kOptional); b++) {
-      if (mask & (1u << b))
-        attr.attr.sample_type |= kOptional[b];
-    }
+    EventAttr attr = AttrSampling(kOptional, mask);
     SCOPED_TRACE("sample_type " + std::to_string(attr.attr.sample_type));
     SampleRecord s;
     s.cpumode = PERF_RECORD_MISC_KERNEL;

@@ -325,10 +325,11 @@ Result<ArchiveSummary> ArchiveModulesToTarball(
   // The staging copies go whatever happened: only the tarball is the result.
   if (auto ids = ScanArchive(stage); ids.ok()) {
     std::set<std::string> subdirs;
-    for (const auto& [hex, stored] : *ids) {
-      for (const std::string& f : stored.files)
+    for (const auto& entry : *ids) {
+      for (const std::string& f : entry.second.files) {
         unlink(f.c_str());
-      subdirs.insert(stage + "/" + hex.substr(0, 2));
+        subdirs.insert(f.substr(0, f.rfind('/')));
+      }
     }
     for (const std::string& d : subdirs)
       rmdir(d.c_str());
