@@ -667,15 +667,18 @@ struct perf_event_mmap_page {
 };
 
 /*
- * Usage of the perf_event_header::misc bits ('|' used, '-' free):
+ * The current state of perf_event_header::misc bits usage:
+ * ('|' used bit, '-' unused bit)
  *
  *  012         CDEF
  *  |||---------||||
  *
+ *  Where:
  *    0-2     CPUMODE_MASK
+ *
  *    C       PROC_MAP_PARSE_TIMEOUT
  *    D       MMAP_DATA / COMM_EXEC / FORK_EXEC / SWITCH_OUT
- *    E       MMAP_BUILD_ID / EXACT_IP / SWITCH_OUT_PREEMPT
+ *    E       MMAP_BUILD_ID / EXACT_IP / SCHED_OUT_PREEMPT
  *    F       (reserved)
  */
 
@@ -722,9 +725,7 @@ struct perf_event_mmap_page {
  *   Indicates that thread was preempted in TASK_RUNNING state.
  *
  * PERF_RECORD_MISC_MMAP_BUILD_ID:
- *   Indicates that the MMAP2 record carries build_id_size and build_id
- *   (zero-padded past build_id_size) instead of maj, min, ino and
- *   ino_generation. See perf_event_attr::build_id.
+ *   Indicates that mmap2 event carries build id data.
  */
 #define PERF_RECORD_MISC_EXACT_IP		(1 << 14)
 #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT	(1 << 14)
