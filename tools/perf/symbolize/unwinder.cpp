@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/symbolize/unwinder.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@ constexpr unsigned kPerfRegOfDwarf[17] = {
     17,       18,       19,       20,       21,       22,       23,       8 /*IP*/};
 constexpr unsigned kPerfRegSp = 7, kPerfRegIp = 8;
 constexpr int kDwarfRegs = 17;
+constexpr unsigned kDwarfRbx = 3, kDwarfRa = 16;
 
 // Every module is reported with its file: libdwfl needs no callback to find one, and looks
 // for no separate debug file (the unwind tables are in the executable).
@@ -97,6 +99,13 @@ struct UnwindSpace {
     // why it could not.
     bool read_past_stack = false;
     bool stale = false;  // a mapping differs from the module reported there
+    // rbx as the psABI keeps it (callee-saved) where libdwfl has lost it: see CarryRbx.
+    std::optional<Dwarf_Word> rbx;
+    bool rbx_kept = false;  // the last frame's table leaves rbx as its caller had it
+    // Set when the unwind stopped to go on from the last frame with rbx given back: that
+    // frame's registers, its pc already moved back into the call instruction.
+    bool resume = false;
+    bool resuming = false;  // the first frame libdwfl reports is the one already taken
   };
 
   UnwinderState* impl = nullptr;
@@ -215,9 +224,25 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
 
 enum class Cfi { kNone, kCaller, kOutermost };
 
+struct CfiRow {
+  Cfi kind = Cfi::kNone;
+  bool rbx_kept = false;      // no rule saves rbx: the caller's rbx is this frame's
+  bool cfa_from_rbx = false;  // the caller's frame is found from rbx (a realigned stack)
+};
+
+bool UsesRbx(const Dwarf_Op* ops, size_t nops) {
+  for (size_t i = 0; i < nops; i++) {
+    if (ops[i].atom == DW_OP_breg0 + kDwarfRbx || ops[i].atom == DW_OP_reg0 + kDwarfRbx ||
+        ((ops[i].atom == DW_OP_bregx || ops[i].atom == DW_OP_regx) && ops[i].number == kDwarfRbx))
+      return true;
+  }
+  return false;
+}
+
 // What the unwind table of addr's module says of the frame there: nothing, how to find its
-// caller, or that it has none (its return address is "undefined", as at _start).
-Cfi CfiAt(Dwfl_Module* mod, Dwarf_Addr addr) {
+// caller, or that it has none (its return address is "undefined", as at _start); and what
+// CarryRbx needs of its rbx.
+CfiRow CfiAt(Dwfl_Module* mod, Dwarf_Addr addr) {
   for (int table = 0; table < 2; table++) {
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi =
@@ -231,10 +256,15 @@ Cfi CfiAt(Dwfl_Module* mod, Dwarf_Addr addr) {
     int ra = dwarf_frame_info(frame, nullptr, nullptr, nullptr);
     bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
                      nops == 0 && ops == ops_mem;
+    CfiRow row;
+    row.kind = undefined ? Cfi::kOutermost : Cfi::kCaller;
+    // Undefined or same value: no saved copy to restore it from.
+    row.rbx_kept = dwarf_frame_register(frame, kDwarfRbx, ops_mem, &ops, &nops) == 0 && nops == 0;
+    row.cfa_from_rbx = dwarf_frame_cfa(frame, &ops, &nops) == 0 && UsesRbx(ops, nops);
     free(frame);
-    return undefined ? Cfi::kOutermost : Cfi::kCaller;
+    return row;
   }
-  return Cfi::kNone;
+  return CfiRow{};
 }
 
 }  // namespace
@@ -315,6 +345,35 @@ UnwindSpace& UnwinderState::SpaceOf(int32_t pid) {
 
 namespace {
 
+// libdw's x86_64 ABI defaults (elfutils 0.188, Debian 12's) name register 0 where they mean
+// rbx (3) as callee-saved, so libdwfl loses rbx in every caller of a function whose table
+// does not save it. The psABI keeps rbx across calls: this carries it up the frames. A frame
+// whose caller is found from rbx (glibc's _dl_runtime_resolve realigns its stack that way)
+// would end the unwind there; instead it stops, to go on from that frame with rbx given back.
+// Returns true when it stopped so.
+bool CarryRbx(Dwfl_Frame* state, UnwindSpace::Sample& s, Dwarf_Addr at, const CfiRow& row) {
+  Dwarf_Word rbx = 0;
+  if (dwfl_frame_reg(state, kDwarfRbx, &rbx) == 0)
+    s.rbx = rbx;
+  else if (!s.rbx_kept)
+    s.rbx.reset();
+  s.rbx_kept = row.rbx_kept;
+  if (!row.cfa_from_rbx || !s.rbx || dwfl_frame_reg(state, kDwarfRbx, &rbx) == 0)
+    return false;
+  s.set_regs = 0;
+  for (unsigned i = 0; i < kDwarfRa; i++) {
+    if (dwfl_frame_reg(state, i, &s.regs[i]) == 0)
+      s.set_regs |= uint64_t{1} << i;
+  }
+  s.regs[kDwarfRbx] = *s.rbx;
+  // The resumed unwind's first frame is its initial one, whose table libdwfl looks up at its
+  // pc itself: the call instruction's address, not the return address.
+  s.regs[kDwarfRa] = at;
+  s.set_regs |= uint64_t{1} << kDwarfRbx | uint64_t{1} << kDwarfRa;
+  s.resume = true;
+  return true;
+}
+
 int OnFrame(Dwfl_Frame* state, void* arg) {
   auto* space = static_cast<UnwindSpace*>(arg);
   auto& s = space->sample;
@@ -325,15 +384,22 @@ int OnFrame(Dwfl_Frame* state, void* arg) {
     s.stop = UnwindStop::kOther;
     return DWARF_CB_ABORT;
   }
-  s.ips->push_back(pc);
+  // The next step unwinds with the table of the function this frame is in: for a caller that
+  // is the call instruction's, just before the return address (in a signal handler's caller,
+  // the interrupted instruction's: pc - 1 is in its function all the same). A resumed
+  // unwind's first frame is the last one taken, at that address already.
+  Dwarf_Addr at = pc;
+  if (s.resuming) {
+    s.resuming = false;
+  } else {
+    s.ips->push_back(pc);
+    if (s.ips->size() > 1)
+      at = pc - 1;
+  }
   if (s.ips->size() >= kMaxUnwindFrames) {
     s.stop = UnwindStop::kComplete;
     return DWARF_CB_ABORT;
   }
-  // The next step unwinds with the table of the function this frame is in: for a caller that
-  // is the call instruction's, just before the return address (in a signal handler's caller,
-  // the interrupted instruction's: pc - 1 is in its function all the same).
-  Dwarf_Addr at = s.ips->size() == 1 ? pc : pc - 1;
   Dwfl_Module* mod = nullptr;
   if (auto stop = space->impl->EnsureModule(*space, at, &mod)) {
     s.stop = *stop;
@@ -341,12 +407,13 @@ int OnFrame(Dwfl_Frame* state, void* arg) {
   }
   // Without a table libdwfl would guess from the frame pointer, which code built without one
   // holds anything in: such frames would be made up.
-  switch (CfiAt(mod, at)) {
+  CfiRow row = CfiAt(mod, at);
+  switch (row.kind) {
     case Cfi::kNone: s.stop = UnwindStop::kNoCfi; return DWARF_CB_ABORT;
     case Cfi::kOutermost: s.stop = UnwindStop::kComplete; return DWARF_CB_ABORT;
     case Cfi::kCaller: break;
   }
-  return DWARF_CB_OK;
+  return CarryRbx(state, s, at, row) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 }  // namespace
@@ -404,8 +471,13 @@ UnwindResult Unwinder::Unwind(int32_t pid, const RegsView& regs, const StackView
       space.attached = true;
     }
     if (!stop) {
-      // Its result says no more than the callbacks noted: an abort (theirs), or an end.
-      (void)dwfl_getthread_frames(space.dwfl, pid, OnFrame, &space);
+      // Its result says no more than the callbacks noted: an abort (theirs), or an end. Each
+      // resumption goes on from a frame further up, and kMaxUnwindFrames bounds them.
+      do {
+        s.resuming = s.resume;
+        s.resume = false;
+        (void)dwfl_getthread_frames(space.dwfl, pid, OnFrame, &space);
+      } while (s.resume && !s.stop && !s.stale);
       // Complete only where a table said so: libdwfl ends as if complete when it cannot read
       // a return address.
       if (s.stop)

@@ -45,3 +45,39 @@ __attribute__((noinline, noclone)) unsigned long unwind_level1(unsigned long n) 
   unwind_sink += v;
   return v ^ n;
 }
+
+// unwind_hot called from a frame found only through rbx, as glibc's lazy-binding trampoline
+// (_dl_runtime_resolve) realigns its stack: it saves rbx, keeps its entry stack pointer there,
+// aligns rsp down to 64 bytes, and its unwind table finds its caller from rbx. unwind_hot
+// never saves rbx, so the unwinder must know that the psABI keeps rbx across the call.
+#if defined(__x86_64__)
+unsigned long unwind_realign(unsigned long n);
+__asm__(
+    "	.text\n"
+    "	.globl unwind_realign\n"
+    "	.type unwind_realign, @function\n"
+    "unwind_realign:\n"
+    "	.cfi_startproc\n"
+    "	pushq %rbx\n"
+    "	.cfi_adjust_cfa_offset 8\n"
+    "	.cfi_rel_offset %rbx, 0\n"
+    "	movq %rsp, %rbx\n"
+    "	.cfi_def_cfa_register %rbx\n"
+    "	andq $-64, %rsp\n"
+    "	subq $192, %rsp\n"
+    "	call unwind_hot\n"
+    "	movq %rbx, %rsp\n"
+    "	.cfi_def_cfa_register %rsp\n"
+    "	popq %rbx\n"
+    "	.cfi_adjust_cfa_offset -8\n"
+    "	.cfi_restore %rbx\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    "	.size unwind_realign, .-unwind_realign\n");
+#else
+__attribute__((noinline, noclone)) unsigned long unwind_realign(unsigned long n) {
+  unsigned long v = unwind_hot(n);
+  unwind_sink += v;
+  return v;
+}
+#endif
