@@ -124,21 +124,35 @@ set -e
 elapsed=$(( $(date +%s) - t0 ))
 [ -n "$keepdisk" ] && [ -f "$work/disk.img" ] && cp "$work/disk.img" "$keepdisk"
 
+# keep_console: a copy of a failed run's console outside the clone (CI's clone is removed),
+# the newest 20 kept; lab-selftest.sh's deliberate failures are not kept.
+keep_console() {
+	[ -z "${LAB_NO_KEEP:-}" ] || return 0
+	local dir=$CACHE/failed-consoles
+	mkdir -p "$dir"
+	cp "$log" "$dir/$(date -u +%Y%m%dT%H%M%S)-$kname.log"
+	echo "lab: console kept in $dir" >&2
+	find "$dir" -name '*.log' | sort -r | tail -n +21 | while IFS= read -r old; do rm -f "$old"; done
+}
+
 splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|Call Trace:' "$log" | head -20 || true)
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s. Console tail:" >&2
 	tail -25 "$log" >&2
+	keep_console
 	exit 3
 fi
 if [ -n "$splat" ]; then
 	echo "lab: FAIL: kernel $kname reported problems on the console:" >&2
 	echo "$splat" >&2
+	keep_console
 	exit 2
 fi
 if ! grep -q '@@LAB-EXIT' "$log"; then
 	echo "lab: FAIL: guest $kname stopped before the payload finished (qemu exit $qrc). Console tail:" >&2
 	tail -25 "$log" >&2
 	cat "$work/qemu.err" >&2
+	keep_console
 	exit 4
 fi
 prc=$(sed -n 's/.*@@LAB-EXIT rc=\([0-9]*\)@@.*/\1/p' "$log" | tail -1)
