@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/version.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -350,7 +351,9 @@ namespace {
 // does not save it. The psABI keeps rbx across calls: this carries it up the frames. A frame
 // whose caller is found from rbx (glibc's _dl_runtime_resolve realigns its stack that way)
 // would end the unwind there; instead it stops, to go on from that frame with rbx given back.
-// Returns true when it stopped so.
+// Returns true when it stopped so. It needs dwfl_frame_reg (elfutils 0.188): with an older
+// libdw (Debian 11's 0.183) such a stack ends at that frame, as it did before.
+#if _ELFUTILS_PREREQ(0, 188)
 bool CarryRbx(Dwfl_Frame* state, UnwindSpace::Sample& s, Dwarf_Addr at, const CfiRow& row) {
   Dwarf_Word rbx = 0;
   if (dwfl_frame_reg(state, kDwarfRbx, &rbx) == 0)
@@ -373,6 +376,11 @@ bool CarryRbx(Dwfl_Frame* state, UnwindSpace::Sample& s, Dwarf_Addr at, const Cf
   s.resume = true;
   return true;
 }
+#else
+bool CarryRbx(Dwfl_Frame*, UnwindSpace::Sample&, Dwarf_Addr, const CfiRow&) {
+  return false;
+}
+#endif
 
 int OnFrame(Dwfl_Frame* state, void* arg) {
   auto* space = static_cast<UnwindSpace*>(arg);
