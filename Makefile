@@ -191,6 +191,16 @@ check: deps
 run: deps
 	@bash scripts/run.sh
 
+# 5.10's vmacache race and its fix (kernel/patches/linux-5.10-fixes): build-ID stacks asked for
+# in every sample while processes exec (pbid-exec-race). Pristine 5.10 must Oops within
+# EXEC_RACE_ROUNDS boots of EXEC_RACE_SECONDS, then 5.10-fixes must stay clean as long.
+# Builds 5.10-fixes (about 10 min cold); not part of check.
+.PHONY: vm-exec-race
+EXEC_RACE_SECONDS ?= 30
+EXEC_RACE_ROUNDS ?= 8
+vm-exec-race: deps perf-buildid
+	@$(LAB)/exec-race-check.sh $(EXEC_RACE_SECONDS) $(EXEC_RACE_ROUNDS)
+
 # Removes build/ (the kernel caches outside the clone stay).
 clean:
 	rm -rf $(BUILD)

@@ -41,6 +41,9 @@ progress() {
 #   package   the Debian package whose /usr/src/PACKAGE.tar.xz is the source; its installed
 #             version goes into the cache keys
 #   series    the directory under kernel/patches that -buildid applies on top (git am)
+#   fixes     the directory under kernel/patches that -fixes applies (git am) before the
+#             series: fixes of the base's own bugs that the project found, not part of the
+#             backport
 #   rt        the PREEMPT_RT patch that -rt applies (patch -p1), as Debian ships it
 #   upstream  "yes" when the base itself puts build IDs in PERF_RECORD_MMAP2. The plain kernel
 #             of a base without them (no -buildid, -rt or variant) gets bpf.config: it is where
@@ -48,11 +51,12 @@ progress() {
 #   debian    Debian's own build of the base that abi-check compares CRCs with: the version of
 #             its linux-config and linux-headers packages, and its ABI name
 # shellcheck disable=SC2034 # read through lab_field
-LAB_BASES_FIELDS=(base package series rt upstream debian)
+LAB_BASES_FIELDS=(base package series fixes rt upstream debian)
 # shellcheck disable=SC2034
 LAB_BASES=(
-	"5.10 linux-source-5.10 linux-5.10 /usr/src/linux-patch-5.10-rt.patch.xz - 5.10.262-1/5.10.0-46"
-	"6.12 linux-source-6.12 - - yes -"
+	"5.10 linux-source-5.10 linux-5.10 linux-5.10-fixes /usr/src/linux-patch-5.10-rt.patch.xz -
+		5.10.262-1/5.10.0-46"
+	"6.12 linux-source-6.12 - - - yes -"
 )
 
 # The architectures, one line each: everything the scripts know about one. The first is the
@@ -114,6 +118,8 @@ LAB_KERNELS=(
 	"5.10-buildid-arm64-64k -"
 	"5.10-abi -"
 	"5.10-buildid-abi -"
+	# pristine 5.10 with the fix of its vmacache race (make vm-exec-race)
+	"5.10-fixes -"
 )
 
 # lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_ARCHES, LAB_KERNELS), one a line: a row
@@ -180,18 +186,19 @@ lab_kernels_of() {
 }
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
-# PREEMPT_RT patch under the series), K_VARIANT (""|kasan|abi), K_ARCH (an architecture of
+# PREEMPT_RT patch under the series), K_FIXES (0|1: the base's fixes under the series, their
+# directory in FIXES_DIR), K_VARIANT (""|kasan|abi), K_ARCH (an architecture of
 # LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page sizes), K_FEATURE (1 when the
 # kernel puts build IDs in MMAP2, from the series or upstream), K_UPSTREAM (its base has them
 # upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
-# RT_PATCH. NAME is BASE[-rt][-buildid][-ARCH[-PAGES]][-kasan|-abi]:
+# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi]:
 # no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
 parse_name() {
 	local n=$1 a arches pages
 	mapfile -t arches < <(lab_keys LAB_ARCHES)
-	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_ARCH=${arches[0]} K_PAGES=""
+	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_FIXES=0 K_ARCH=${arches[0]} K_PAGES=""
 	case $n in
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
 	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
@@ -201,17 +208,21 @@ parse_name() {
 		case $n in *-"$a") K_ARCH=$a; n=${n%-"$a"}; break ;; esac
 	done
 	case $n in *-buildid) K_PATCHED=1; n=${n%-buildid} ;; esac
+	case $n in *-fixes) K_FIXES=1; n=${n%-fixes} ;; esac
 	case $n in *-rt) K_RT=1; n=${n%-rt} ;; esac
 	K_BASE=$n
-	local series rt
+	local series rt fixes
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-buildid][-ARCH[-PAGES]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
+	fixes=$(base_field "$K_BASE" fixes)
 	K_UPSTREAM=$(base_field "$K_BASE" upstream)
 	SERIES_DIR="" RT_PATCH=$rt
 	[ "$series" = - ] || SERIES_DIR=${LAB_SERIES_DIR:-$LAB_ROOT/kernel/patches/$series}
+	FIXES_DIR=""
+	[ "$fixes" = - ] || FIXES_DIR=$LAB_ROOT/kernel/patches/$fixes
 	pages=$(arch_field pages)
 	if [ -z "$K_PAGES" ]; then
 		K_PAGES=${pages%%,*}
@@ -220,6 +231,9 @@ parse_name() {
 	fi
 	if [ "$K_PATCHED" = 1 ] && [ "$series" = - ]; then
 		die "'$1': no series applies to $K_BASE (bases with one: $(lab_bases series | paste -sd' '))"
+	fi
+	if [ "$K_FIXES" = 1 ] && [ "$fixes" = - ]; then
+		die "'$1': no fixes for $K_BASE (bases with them: $(lab_bases fixes | paste -sd' '))"
 	fi
 	if [ "$K_RT" = 1 ] && [ "$rt" = - ]; then
 		die "'$1': no RT patch for $K_BASE (bases with one: $(lab_bases rt | paste -sd' '))"
@@ -260,8 +274,9 @@ read_series() {
 	[ -z "$out" ] || mapfile -t SERIES <<<"$out"
 }
 
+# series_hash [DIR]: a hash of the patches of the series in DIR (SERIES_DIR by default).
 series_hash() {
-	local f
+	local f SERIES_DIR=${1:-$SERIES_DIR}
 	read_series
 	{ for f in "${SERIES[@]}"; do sha256sum <"$f"; done; } | sha256sum | cut -c1-16
 }
@@ -305,15 +320,17 @@ LAB_BUILD_EPOCH=2
 # Every input is read first: inside the pipe, a failure (no linux-source package, a series
 # naming a missing patch, say) would only leave a blank in the key.
 kernel_key() {
-	local version frags f series="" rt=""
+	local version frags f series="" rt="" fixes=""
 	version=$(pkg_version "$K_BASE") || exit 1
 	frags=$(config_fragments) || exit 1
 	if [ "$K_PATCHED" = 1 ]; then series=$(series_hash) || exit 1; fi
+	if [ "$K_FIXES" = 1 ]; then fixes=$(series_hash "$FIXES_DIR") || exit 1; fi
 	if [ "$K_RT" = 1 ]; then rt=$(sha256sum <"$RT_PATCH") || exit 1; fi
 	{
 		echo "$K_NAME $version"
 		[ -z "$series" ] || echo "$series"
 		[ -z "$rt" ] || echo "$rt"
+		[ -z "$fixes" ] || echo "fixes $fixes"
 		while IFS= read -r f; do cat "$f"; done <<<"$frags"
 		echo "build procedure $LAB_BUILD_EPOCH"
 		gcc --version | head -1

@@ -58,10 +58,10 @@ rt_tree() {
 	TREE=$dir
 }
 
-# patched_tree BASE_DIR NAME: a worktree named NAME at BASE_DIR's commit with the series applied
+# patched_tree BASE_DIR NAME DIR: a worktree named NAME at BASE_DIR's commit with the series in DIR applied
 # by `git am`.
 patched_tree() {
-	local base=$1 dir=$CACHE/src/$2 want commit hash
+	local base=$1 dir=$CACHE/src/$2 SERIES_DIR=$3 want commit hash
 	commit=$(git -C "$base" rev-parse HEAD)
 	hash=$(series_hash)
 	want=$ver-$hash-$commit
@@ -87,8 +87,12 @@ patched_tree() {
 
 exec 9>"$CACHE/lock.source"
 flock 9
-if [ "$K_RT" = 1 ]; then rt_tree; name=linux-$K_BASE-rt-buildid
-else pristine_tree; name=linux-$K_BASE-buildid
+if [ "$K_RT" = 1 ]; then rt_tree; name=linux-$K_BASE-rt
+else pristine_tree; name=linux-$K_BASE
 fi
-[ "$K_PATCHED" = 1 ] && patched_tree "$TREE" "$name"
+if [ "$K_FIXES" = 1 ]; then
+	name=$name-fixes
+	patched_tree "$TREE" "$name" "$FIXES_DIR"
+fi
+[ "$K_PATCHED" = 1 ] && patched_tree "$TREE" "$name-buildid" "$SERIES_DIR"
 echo "$TREE"
