@@ -46,6 +46,8 @@ PKGS=(
 	# the flame graph's browser test: headless Chromium driven through WebDriver, a font for
 	# its screenshots (a Recommends of chromium, which this script does not install), xmllint
 	chromium chromium-driver python3-selenium fonts-liberation libxml2-utils
+	# hotspot's reader (perfparser) on perf-buildid's files
+	hotspot
 )
 
 need=()
