@@ -38,7 +38,8 @@ step "Debian 11 root: perf-buildid built, unit tests, .deb built and installed" 
 step "perf-buildid fuzz smoke: each libFuzzer target on the seed corpus, a few seconds" \
 	make --no-print-directory fuzz-smoke
 step "perf-buildid unit tests under ASan and UBSan" make --no-print-directory asan-test
-step "kernel series: git am, checkpatch, build after each patch" make --no-print-directory series-check
+step "kernel series and the base's fixes: git am, checkpatch, build after each patch" \
+	make --no-print-directory series-check
 step "kernel series: arm64 cross-build" make --no-print-directory kernel-crossbuild
 step "module ABI: every genksyms CRC unchanged (lab modversions kernels, pristine and patched)" \
 	kernel/scripts/abi-check.sh lab

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# series-check.sh [--force] [BASE]: check the kernel series of BASE (every base kernel with a
-# series in LAB_BASES, kernel/scripts/common.sh, when none is given) the way a maintainer would
-# take it.
+# series-check.sh [--force] [--fixes] [BASE]: check the kernel series of BASE (every base
+# kernel with a series in LAB_BASES, kernel/scripts/common.sh, when none is given, and then
+# every base's fixes) the way a maintainer would take it. --fixes checks BASE's fixes (the
+# fixes column: kernel/patches/linux-5.10-fixes for 5.10) instead of its series, the same way
+# on the same tree, but for the cover letter and the uapi copy, which they do not touch.
 #
 # On a worktree of BASE's pristine tree, reset to the `pristine` tag, apply every patch listed
 # in its series (kernel/patches/linux-5.10/series for 5.10) with `git am`, and after each one:
@@ -19,6 +21,8 @@ set -euo pipefail
 
 force=${SERIES_CHECK_FORCE:-0}
 [ "${1:-}" = --force ] && { force=1; shift; }
+fixes=0
+[ "${1:-}" = --fixes ] && { fixes=1; shift; }
 case $# in
 0)
 	rc=0
@@ -26,13 +30,22 @@ case $# in
 	for b in "${bases[@]}"; do
 		SERIES_CHECK_FORCE=$force "$0" "$b" || rc=1
 	done
+	mapfile -t bases < <(lab_bases fixes)
+	for b in "${bases[@]}"; do
+		SERIES_CHECK_FORCE=$force "$0" --fixes "$b" || rc=1
+	done
 	exit "$rc"
 	;;
 1) ;;
-*) die "usage: series-check.sh [--force] [BASE]" ;;
+*) die "usage: series-check.sh [--force] [--fixes] [BASE]" ;;
 esac
 # The plain kernel's configuration; its series comes from the base's line.
 parse_name "$1"
+what=series
+if [ "$fixes" = 1 ]; then
+	[ -n "$FIXES_DIR" ] || die "no fixes apply to $K_BASE"
+	SERIES_DIR=$FIXES_DIR what=fixes
+fi
 [ -n "$SERIES_DIR" ] || die "no series applies to $K_BASE"
 
 SC=$CACHE/series-check/$K_BASE
@@ -54,11 +67,13 @@ key=$({
 	cat "$0"
 	gcc --version | head -1
 } | sha256sum | cut -c1-16)
+# The fixes share the series' tree and objects: after the series, they rebuild little.
 stamp=$SC/pass-$key
+[ "$fixes" = 0 ] || stamp=$SC/pass-fixes-$key
 
 if [ "$force" != 1 ] && [ -f "$stamp" ]; then
 	cat "$stamp"
-	echo "series-check $K_BASE: PASS (cached: series $hash unchanged since $(date -r "$stamp" '+%F %T'))"
+	echo "series-check $K_BASE $what: PASS (cached: $what $hash unchanged since $(date -r "$stamp" '+%F %T'))"
 	exit 0
 fi
 
@@ -169,7 +184,9 @@ check() {
 		if [ "$errs" != 0 ] || [ "$warns" != 0 ]; then touch "$failed"; fi
 
 		local uapi="tools/ uapi copy = exported header"
-		if ! tools_copy_ok; then
+		if [ "$fixes" = 1 ]; then
+			uapi="uapi not touched"
+		elif ! tools_copy_ok; then
 			uapi="tools/ uapi copy DIFFERS from the exported header"
 			touch "$failed"
 		fi
@@ -204,9 +221,11 @@ check() {
 }
 
 : >"$summary"
-note "series-check $K_BASE: ${#patches[@]} patches from $SERIES_DIR (series $hash)"
+note "series-check $K_BASE $what: ${#patches[@]} patches from $SERIES_DIR ($what $hash)"
 cover=$SERIES_DIR/0000-cover-letter.patch
-if [ ! -f "$cover" ]; then
+if [ "$fixes" = 1 ]; then
+	: # each fix stands alone: no cover letter
+elif [ ! -f "$cover" ]; then
 	bad "  0000-cover-letter.patch is missing"
 elif grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$cover"; then
 	bad "  0000-cover-letter.patch still has the format-patch placeholders"
@@ -222,9 +241,9 @@ rm -f "$failed"
 if [ "$fail" = 0 ]; then
 	cp "$summary" "$stamp"
 	rm -f "$summary"
-	echo "series-check $K_BASE: PASS (${#patches[@]} patches: checkpatch clean, each builds, no new W=1 warnings)"
+	echo "series-check $K_BASE $what: PASS (${#patches[@]} patches: checkpatch clean, each builds, no new W=1 warnings)"
 	exit 0
 fi
 rm -f "$summary"
-echo "series-check $K_BASE: FAIL" >&2
+echo "series-check $K_BASE $what: FAIL" >&2
 exit 1
