@@ -14,10 +14,10 @@ out=$LAB_ROOT/build/vm-exec-race
 mkdir -p "$out"
 
 # round KERNEL: vm-exec-race.sh's exit status; its output in $out/KERNEL.out, the console in
-# $out/KERNEL/console.log.
+# $out/KERNEL.console.
 round() {
 	local rc=0
-	"$run" "$1" "$seconds" >"$out/$1.out" 2>&1 || rc=$?
+	"$run" "$1" "$seconds" "$out/$1.console" >"$out/$1.out" 2>&1 || rc=$?
 	return "$rc"
 }
 
@@ -25,11 +25,11 @@ oops=0
 for ((i = 1; i <= rounds; i++)); do
 	rc=0
 	round 5.10 || rc=$?
-	if [ "$rc" = 2 ] && grep -q 'RIP: .*vmacache_find' "$out/5.10/console.log"; then
+	if [ "$rc" = 2 ] && grep -q 'RIP: .*vmacache_find' "$out/5.10.console"; then
 		echo "ok - pristine 5.10, boot $i: Oops in vmacache_find()"
 		oops=$((oops + 1))
 	elif [ "$rc" = 0 ]; then
-		echo "ok - pristine 5.10, boot $i: clean, $(grep -m1 '^pbid-exec-race:' "$out/5.10/console.log" | cut -d' ' -f2-)"
+		echo "ok - pristine 5.10, boot $i: clean, $(grep -m1 '^pbid-exec-race:' "$out/5.10.console" | cut -d' ' -f2-)"
 	else
 		echo "not ok - pristine 5.10, boot $i: exit $rc, and no Oops in vmacache_find()"
 		sed 's/^/#   /' "$out/5.10.out"
@@ -49,7 +49,7 @@ for ((i = 1; i <= rounds; i++)); do
 		sed 's/^/#   /' "$out/5.10-fixes.out"
 		exit 1
 	fi
-	echo "ok - 5.10-fixes, boot $i: clean, $(grep -m1 '^pbid-exec-race:' "$out/5.10-fixes/console.log" | cut -d' ' -f2-)"
+	echo "ok - 5.10-fixes, boot $i: clean, $(grep -m1 '^pbid-exec-race:' "$out/5.10-fixes.console" | cut -d' ' -f2-)"
 done
 awk -v k="$oops" -v n="$rounds" 'BEGIN {
 	printf "# 5.10-fixes: %d of %d boots clean; ", n, n

@@ -10,15 +10,9 @@
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
 
+#include "exec_race.h"
+
 char LICENSE[] SEC("license") = "GPL";
-
-#define EXEC_RACE_FRAMES 32
-
-struct exec_race_buf {
-	struct bpf_stack_build_id frames[EXEC_RACE_FRAMES];
-	__u64 samples;		/* samples the program saw */
-	__u64 with_ids;		/* of them, with a valid build id in the first user frame */
-};
 
 /* Per CPU: the frames are too large for the BPF stack, and no two CPUs share one. */
 struct {

@@ -22,7 +22,9 @@
 #include <memory>
 #include <vector>
 
+#include "exec_race.h"
 #include "exec_race.skel.h"
+#include "pbid/event_group.h"
 
 namespace {
 
@@ -31,12 +33,6 @@ struct SkelDeleter {
 };
 struct LinkDeleter {
   void operator()(bpf_link* l) const { bpf_link__destroy(l); }
-};
-
-// Mirrors struct exec_race_buf of the program: its counters follow the frames.
-constexpr size_t kFrames = 32, kFrameSize = 32;
-struct Counters {
-  uint64_t samples, with_ids;
 };
 
 int Fail(const char* what) {
@@ -65,9 +61,8 @@ int main(int argc, char** argv) {
   int ncpu = libbpf_num_possible_cpus();
   if (ncpu <= 0)
     return Fail("counting the CPUs");
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
-  for (int cpu = 0; cpu < online; cpu++) {
+  for (int cpu : pbid::OnlineCpus()) {
     perf_event_attr attr = {};
     attr.size = sizeof(attr);
     attr.type = PERF_TYPE_SOFTWARE;
@@ -101,29 +96,25 @@ int main(int argc, char** argv) {
     (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? execs : failed)++;
   }
 
-  std::vector<unsigned char> values(static_cast<size_t>(ncpu) *
-                                    (kFrames * kFrameSize + sizeof(Counters)));
+  // A per-CPU map's lookup gives one value per possible CPU, each padded to 8 bytes.
+  static_assert(sizeof(exec_race_buf) % 8 == 0, "per-CPU values are 8-byte aligned");
+  std::vector<exec_race_buf> values(static_cast<size_t>(ncpu));
   uint32_t zero = 0;
   // By fd: Debian 11's libbpf (0.3) has no bpf_map__lookup_elem.
   if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.bufs), &zero, values.data()) != 0)
     return Fail("reading the counters");
-  Counters total = {};
-  for (int cpu = 0; cpu < ncpu; cpu++) {
-    Counters c;
-    std::memcpy(
-        &c,
-        values.data() + static_cast<size_t>(cpu) * (values.size() / ncpu) + kFrames * kFrameSize,
-        sizeof(c));
-    total.samples += c.samples;
-    total.with_ids += c.with_ids;
+  uint64_t samples = 0, with_ids = 0;
+  for (const exec_race_buf& v : values) {
+    samples += v.samples;
+    with_ids += v.with_ids;
   }
   std::printf(
       "pbid-exec-race: %lds, %llu execs of %s (%llu failed), %llu samples, %llu with a "
       "build id\n",
       seconds, static_cast<unsigned long long>(execs), program,
-      static_cast<unsigned long long>(failed), static_cast<unsigned long long>(total.samples),
-      static_cast<unsigned long long>(total.with_ids));
-  if (total.samples < static_cast<uint64_t>(seconds) * 1000) {
+      static_cast<unsigned long long>(failed), static_cast<unsigned long long>(samples),
+      static_cast<unsigned long long>(with_ids));
+  if (samples < static_cast<uint64_t>(seconds) * 1000) {
     std::printf("pbid-exec-race: under 1000 samples a second: nothing tested\n");
     return 1;
   }

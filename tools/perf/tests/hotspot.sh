@@ -28,8 +28,8 @@ n=0 failed=0
 # ours FILE: "samples mmaps rounds" as perf-buildid dump counts them.
 ours() {
 	"$PB" dump -i "$1" | awk '
-		/PERF_RECORD_SAMPLE\(/ { s++ } / PERF_RECORD_MMAP2? *\(|PERF_RECORD_MMAP2?:? / { m++ }
-		/PERF_RECORD_FINISHED_ROUND/ { r++ }
+		/ PERF_RECORD_SAMPLE\(/ { s++ } / PERF_RECORD_MMAP2? / { m++ }
+		/ PERF_RECORD_FINISHED_ROUND$/ { r++ }
 		END { print s + 0, m + 0, r + 1 }'
 }
 # theirs STATS: "samples mmaps rounds" from perfparser --print-stats output.
