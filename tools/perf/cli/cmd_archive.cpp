@@ -92,24 +92,7 @@ int pbid_cmd_archive(int argc, char** argv) {
   std::vector<Option> options = {
       {"input", 'i', ArgKind::kRequired, Store(&input)},
       {"output", 'o', ArgKind::kRequired, Store(&output)},
-      {"max-size", 0, ArgKind::kRequired,
-       [&](const char* v) {
-         std::string digits = v;
-         uint64_t unit = 1;
-         if (!digits.empty()) {
-           const std::string suffixes = "KMG";
-           size_t k = suffixes.find(digits.back());
-           if (k != std::string::npos) {
-             unit = 1ull << (10 * (k + 1));
-             digits.pop_back();
-           }
-         }
-         if (!ParseUnsigned(digits.c_str(), 1, UINT64_MAX / unit, &max_bytes))
-           return std::string("bad --max-size value '") + v +
-                  "': expected a positive number of bytes, with K, M or G";
-         max_bytes *= unit;
-         return std::string();
-       }},
+      {"max-size", 0, ArgKind::kRequired, Size("--max-size", &max_bytes)},
   };
   for (Option& o : SymbolizerOptionList(&opts, &url_given))
     options.push_back(std::move(o));

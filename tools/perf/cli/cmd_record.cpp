@@ -42,6 +42,7 @@
 #include "pbid/proc_maps.h"
 #include "pbid/record_builder.h"
 #include "pbid/ring_buffer.h"
+#include "pbid/symbolize/live_archive.h"
 #include "pbid/workload.h"
 #include "record_options.h"
 
@@ -158,6 +159,22 @@ const char kHelp[] =
     "                          ids or file hashes are read then\n"
     "    -h, --help            this text\n"
     "\n"
+    "ARCHIVE\n"
+    "    With --archive DIR, each executable file mapping with a build id has its file copied\n"
+    "    into DIR as DIR/xx/yyyy (the .build-id layout that perf-buildid report --debug-dir,\n"
+    "    debuginfod -F, gdb and perf read), once per build id. The file is opened as its MMAP2\n"
+    "    record is read, through /proc/PID/map_files while the process runs, so deleted and\n"
+    "    replaced files are copied too, and the open file keeps its bytes for a process that\n"
+    "    exits before the copy is made; a thread of its own copies them. A copy must have the\n"
+    "    recorded build id, or it is dropped. At the end, as perf-buildid archive does, each\n"
+    "    build id gets its separate debug file (/usr/lib/debug/.build-id) where there is one,\n"
+    "    and the files no mapping could give are looked for by build id (the recorded path\n"
+    "    if its id still matches); debuginfod is not asked. Every mapping is archived, not\n"
+    "    only those samples hit. The summary counts the copies and bytes and the build ids\n"
+    "    missing. Mappings without a GNU build id are not archived. A directory that cannot\n"
+    "    be written stops record before COMMAND starts; a failure at the end is reported\n"
+    "    (exit 1) after the recording is written.\n"
+    "\n"
     "EXIT STATUS\n"
     "    With COMMAND, once the file is written: COMMAND's exit status (128+N if signal N\n"
     "    killed it, 0 if it died of the SIGINT/SIGTERM that stopped the recording), as perf.\n"
@@ -169,7 +186,8 @@ const char kHelp[] =
     "    perf-buildid record -F 999 -g -- ./server --port 8080\n"
     "    perf-buildid record -a -g -o system.data -- sleep 10\n"
     "    perf-buildid record --call-graph dwarf -e cpu-clock:u,page-faults -- ./app\n"
-    "    perf-buildid record -p 1234,1240 -o server.data & sleep 10; kill -INT $!\n";
+    "    perf-buildid record -p 1234,1240 -o server.data & sleep 10; kill -INT $!\n"
+    "    perf-buildid record --archive /srv/buildids --archive-max 20G -- make -j8\n";
 
 // perf's PERF_REGS_MASK: the user registers a sample carries for --call-graph dwarf.
 #if defined(__x86_64__)
@@ -303,6 +321,8 @@ class Recorder {
   enum class Counted : uint8_t { kNone, kUnreadable, kKernelRecord, kSynthesized, kFile };
   Counted CountMapping(const std::string& path, const Result<MaybeBuildId>& id,
                        BuildIdSource found);
+  Status FinishArchive();
+  void SummarizeArchive();
   void Summary();
   SampleId SynthId(pid_t pid, pid_t tid) const;
   bool to_stdout() const { return opt_.output == "-"; }
@@ -333,6 +353,9 @@ class Recorder {
   bool child_done_ = false;             // the command has exited: child_status_ is its wait status
   int child_status_ = 0;
   std::unique_ptr<BpfMappingIds> bpf_;  // the BPF source of ids, when it is on
+  // --archive: the executables mapped, copied by build ID while their processes run.
+  std::unique_ptr<LiveArchive> archive_;
+  std::optional<ArchiveSummary> archived_;  // what Finish() added; unset when it failed
   // How each mapping BPF was told of was counted, in the order it was told: FinishBpf moves
   // the mappings whose id BPF decided from that count to BPF's.
   std::vector<Counted> bpf_counted_;
@@ -743,6 +766,8 @@ Status Recorder::OnMapping(Mmap2Record& m, const std::string& path, const FileId
     PBID_RETURN_IF_ERROR(WriteIdRecord(name, *id));
   if (id)
     Remember(name, *id, false);
+  if (archive_ && id && !path.empty() && path[0] == '/')
+    archive_->Add(*id, static_cast<pid_t>(m.pid), m.start, m.start + m.len, path, ident);
   Counted counted = CountMapping(name, got, found);
   NoteFileIds(m, path, ident, id.has_value());
   if (bpf_) {
@@ -993,6 +1018,8 @@ void Recorder::Summary() {
   }
   if (unreadable_ > 0)
     Note("first unreadable mapping: %s", first_unreadable_.c_str());
+  if (archive_)
+    SummarizeArchive();
   if (bpf_stats_) {
     const BpfMappingIds::Stats& b = *bpf_stats_;
     Note("bpf: %" PRIu64 " stacks, %" PRIu64 " user frames (%" PRIu64 " with an id), %" PRIu64
@@ -1000,6 +1027,55 @@ void Recorder::Summary() {
          " conflicts (%" PRIu64 " mappings left without an id), %" PRIu64 " stacks dropped",
          b.stacks, b.frames, b.frames_with_id, b.assigned, b.offset_mismatch, b.conflicts,
          disputed_, b.dropped);
+  }
+}
+
+// --archive: the copies end, then the archive command's pass over every build ID seen adds the
+// separate debug files and what could not be copied from a mapping, and holds the cap. The
+// recording is on disk already: an archive that fails loses nothing recorded.
+Status Recorder::FinishArchive() {
+  if (!archive_)
+    return Ok();
+  SymbolizerOptions so;
+  so.use_debuginfod = false;  // a recorder fetches nothing from servers
+  auto summary = archive_->Finish(so, opt_.archive_max);
+  if (!summary.ok())
+    return Error(summary.error()).Context("archiving into " + opt_.archive_dir);
+  archived_ = std::move(*summary);
+  if (!archived_->within_cap) {
+    Warn("the files this recording needs exceed --archive-max %" PRIu64
+         " bytes; none of them was evicted (the archive holds %" PRIu64 " bytes)",
+         opt_.archive_max, archived_->archive_bytes);
+  }
+  return Ok();
+}
+
+void Recorder::SummarizeArchive() {
+  if (!archived_)
+    return;  // the error said why
+  const LiveArchive::Stats& live = archive_->stats();
+  uint64_t missing = 0, debug = 0;
+  const ArchiveEntry* first_missing = nullptr;
+  for (const ArchiveEntry& e : archived_->entries) {
+    debug += e.debug;
+    if (e.outcome == ArchiveEntry::Outcome::kMissing && missing++ == 0)
+      first_missing = &e;
+  }
+  Note("archive %s: %" PRIu64 " build ids; copied %" PRIu64
+       " files (%.3f MB) while recording and "
+       "%" PRIu64 " (%.3f MB) after; %" PRIu64 " already there; %" PRIu64
+       " with a debug file; %" PRIu64 " missing",
+       archive_->dir().c_str(), live.ids, live.files_copied, live.bytes_copied / 1e6,
+       archived_->files_copied, archived_->bytes_copied / 1e6, live.present, debug, missing);
+  if (first_missing != nullptr) {
+    Note("first missing: %s %s: %s", first_missing->id.ToHex().c_str(),
+         first_missing->recorded_path.c_str(), first_missing->reason.c_str());
+  }
+  if (opt_.archive_max > 0) {
+    Note("archive cap %" PRIu64 " bytes: evicted %" PRIu64 " build ids (%" PRIu64
+         " bytes); the archive holds %" PRIu64 " bytes",
+         opt_.archive_max, archived_->ids_evicted, archived_->bytes_evicted,
+         archived_->archive_bytes);
   }
 }
 
@@ -1077,6 +1153,10 @@ Status Recorder::StartTargets(std::vector<pid_t>* targets, std::vector<pid_t>* s
 
 Status Recorder::Prepare() {
   InstallSignalHandlers();
+  // Before the command starts: an archive directory that cannot be made stops nothing later.
+  if (!opt_.archive_dir.empty()) {
+    PBID_ASSIGN_OR_RETURN(archive_, LiveArchive::Create(opt_.archive_dir));
+  }
   std::vector<pid_t> targets, synth;
   PBID_RETURN_IF_ERROR(StartTargets(&targets, &synth));
   PBID_RETURN_IF_ERROR(PrepareBpf());
@@ -1142,7 +1222,10 @@ Status Recorder::Record() {
         group->Disable();
       continue;
     }
-    poll(pfds.data(), pfds.size(), 100);
+    // The kernel wakes us when a ring is half full. With --archive, drain 100 times a second,
+    // not 10: a mapping's file must be opened while its process runs, and a short-lived
+    // process (40 ms in the churn workload) would often be gone between two drains.
+    poll(pfds.data(), pfds.size(), archive_ ? 10 : 100);
   }
 }
 
@@ -1174,7 +1257,10 @@ int Recorder::Finish(const Status& recorded) {
   }
   if (!recorded.ok() || !fin.ok())
     return Fail("record", recorded.ok() ? fin.error() : recorded.error(), Stage::kSystem);
+  Status archived = FinishArchive();
   Summary();
+  if (!archived.ok())
+    return Fail("record", archived.error(), Stage::kSystem);
   if (child_done_ && !opt_.quiet) {
     if (WIFEXITED(child_status_) && WEXITSTATUS(child_status_) != 0) {
       Note("%s exited with status %d", opt_.command[0].c_str(), WEXITSTATUS(child_status_));

@@ -45,6 +45,26 @@ OptionHandler Unsigned(const char* name, uint64_t min, uint64_t max, uint64_t* t
   };
 }
 
+OptionHandler Size(const char* name, uint64_t* to) {
+  return [=](const char* v) {
+    std::string digits = v;
+    uint64_t unit = 1;
+    if (!digits.empty()) {
+      const std::string suffixes = "KMG";
+      size_t k = suffixes.find(digits.back());
+      if (k != std::string::npos) {
+        unit = 1ull << (10 * (k + 1));
+        digits.pop_back();
+      }
+    }
+    if (!ParseUnsigned(digits.c_str(), 1, UINT64_MAX / unit, to))
+      return std::string("bad ") + name + " value '" + v +
+             "': expected a positive number of bytes, with K, M or G";
+    *to *= unit;
+    return std::string();
+  };
+}
+
 ParseResult ParseOptions(const std::vector<Option>& options, Operands order, int argc,
                          char** argv) {
   // '+': stop at the first operand; ':': report a missing value apart from an unknown option.

@@ -39,6 +39,9 @@ OptionHandler Set(bool* flag);         // true when the option is given
 // A number from min to max, read strictly (ParseUnsigned); the error names the option by
 // `name` ("-c").
 OptionHandler Unsigned(const char* name, uint64_t min, uint64_t max, uint64_t* to);
+// A positive size in bytes, with an optional K, M or G (powers of 1024): archive's --max-size,
+// record's --archive-max. The error names the option by `name`.
+OptionHandler Size(const char* name, uint64_t* to);
 
 enum class Operands {
   kStopAtFirst,  // POSIX: the first operand and all after it are operands (record's COMMAND)

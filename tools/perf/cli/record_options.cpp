@@ -122,6 +122,8 @@ std::string CheckConfig(const RecordConfig& c) {
     return "-F and -c exclude each other";
   if (c.all_user && c.all_kernel)
     return "--all-user and --all-kernel exclude each other";
+  if (c.archive_max > 0 && c.archive_dir.empty())
+    return "--archive-max needs --archive DIR";
   return "";
 }
 
@@ -306,6 +308,8 @@ std::vector<Option> RecordOptionTable(RecordConfig* c) {
       {"bpf", 0, ArgKind::kOptional, take_bpf},
       {"no-buildid-file", 0, ArgKind::kNone, Set(&c->no_buildid_file)},
       {"compression-level", 'z', ArgKind::kOptional, take_z},
+      {"archive", 0, ArgKind::kRequired, Store(&c->archive_dir)},
+      {"archive-max", 0, ArgKind::kRequired, Size("--archive-max", &c->archive_max)},
   };
   for (const Refused& r : kRefused)
     t.push_back({r.long_name, r.short_name, r.arg, Refuse(r.long_name)});

@@ -63,6 +63,10 @@ struct RecordConfig {
   bool no_buildid_file = false;
   int compression_level = 0;  // -z: 0 writes plain records
   enum class Bpf { kAuto, kOn, kOff } bpf = Bpf::kAuto;
+  // --archive DIR: each executable mapped is copied into DIR by build ID while recording;
+  // --archive-max: the cap of that directory, 0 for none.
+  std::string archive_dir;
+  uint64_t archive_max = 0;
   std::vector<std::string> command;
 
   // The events record watches every process on (-a, -C), not only its targets.

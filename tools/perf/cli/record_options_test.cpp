@@ -132,6 +132,23 @@ TEST(RecordOptions, CompressionLevelAsPerf) {
   EXPECT_EQ(refused.end(), std::find(refused.begin(), refused.end(), "compression-level"));
 }
 
+TEST(RecordOptions, ArchiveAndItsCap) {
+  RecordConfig c;
+  ASSERT_EQ(kParsed, Parse({"--archive", "/srv/ids", "--archive-max", "20G", "true"}, &c));
+  EXPECT_EQ("/srv/ids", c.archive_dir);
+  EXPECT_EQ(20ull << 30, c.archive_max);
+  RecordConfig k;
+  ASSERT_EQ(kParsed, Parse({"--archive=d", "--archive-max=512K", "true"}, &k));
+  EXPECT_EQ(512u << 10, k.archive_max);
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--archive-max", "1M", "true"},
+                                       {"--archive", "d", "--archive-max", "0", "true"},
+                                       {"--archive", "d", "--archive-max", "1T", "true"},
+                                       {"--archive", "d", "--archive-max", "M", "true"}}) {
+    RecordConfig b;
+    EXPECT_EQ(kExitUsage, Parse(bad, &b)) << bad[1];
+  }
+}
+
 TEST(RecordOptions, RefusedOptionsStopTheParse) {
   // The value of a refused option is never the command.
   for (std::vector<std::string> args :

@@ -192,6 +192,18 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   return ReadMapping<MaybeBuildId>(pid, start, end, path, ident, ReadElfBuildIdFd);
 }
 
+Result<int> OpenMappedFile(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                           const FileIdentity& ident) {
+  // ReadMapping closes the fd it found: keep a duplicate.
+  return ReadMapping<int>(pid, start, end, path, ident,
+                          [](int fd, const std::string& name) -> Result<int> {
+                            int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+                            if (dup < 0)
+                              return Error::Sys(name, errno, "cannot duplicate descriptor");
+                            return dup;
+                          });
+}
+
 Result<FileIds> ReadFileIdsFd(int fd, const std::string& name) {
   FileIds ids;
   PBID_ASSIGN_OR_RETURN(ids.file_hash, ComputeFileHashFd(fd, name));

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "debug_locator.h"
+#include "pbid/elf_build_id.h"
 
 namespace pbid {
 namespace {
@@ -32,40 +33,48 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// Reads the file at path in chunks, handing each to sink; stops at the first error.
+// Reads the open file fd from its start in chunks, handing each to sink; stops at the first
+// error. pread: the fd's offset is not used, so a descriptor shared with a reader stays as it
+// was. `name` is for errors.
+Status ReadChunksFd(int fd, const std::string& name,
+                    const std::function<Status(const char*, size_t)>& sink) {
+  char buf[1 << 16];
+  for (off_t off = 0;;) {
+    ssize_t n = pread(fd, buf, sizeof(buf), off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Error::Sys(name, errno, "cannot read");
+    if (n == 0)
+      return Status();
+    off += n;
+    if (Status st = sink(buf, static_cast<size_t>(n)); !st.ok())
+      return st;
+  }
+}
+
+// Reads the file at path in chunks (ReadChunksFd).
 Status ReadChunks(const std::string& path, const std::function<Status(const char*, size_t)>& sink) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return Error::Sys(path, errno, "cannot open");
-  char buf[1 << 16];
-  Status st;
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      st = Error::Sys(path, errno, "cannot read");
-      break;
-    }
-    if (n == 0)
-      break;
-    st = sink(buf, static_cast<size_t>(n));
-    if (!st.ok())
-      break;
-  }
+  Status st = ReadChunksFd(fd, path, sink);
   close(fd);
   return st;
 }
 
-// Copies src to dst through a temporary name in dst's directory, then renames it: a reader
-// (debuginfod's scan, another run filling the same archive) sees the whole file or none.
-Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
+// Copies the open file src (named src_name) to dst through a temporary name in dst's
+// directory, then renames it: a reader (debuginfod's scan, another run filling the same
+// archive) sees the whole file or none. With `want`, the copy must have that build ID, or it is
+// dropped: a file rewritten in place since it was found is never stored under the old ID.
+Result<uint64_t> CopyFd(int src, const std::string& src_name, const std::string& dst,
+                        const BuildId* want = nullptr) {
   std::string tmp = dst + ".tmp." + std::to_string(getpid());
   int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     return Error::Sys(tmp, errno, "cannot create");
   uint64_t total = 0;
-  Status st = ReadChunks(src, [&](const char* buf, size_t n) -> Status {
+  Status st = ReadChunksFd(src, src_name, [&](const char* buf, size_t n) -> Status {
     for (size_t done = 0; done < n;) {
       ssize_t w = write(out, buf + done, n - done);
       if (w < 0 && errno == EINTR)
@@ -79,6 +88,14 @@ Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
   });
   if (close(out) != 0 && st.ok())
     st = Error::Sys(tmp, errno, "cannot write");
+  if (st.ok() && want != nullptr) {
+    auto got = ReadElfBuildId(tmp);
+    if (!got.ok() || !*got || !(**got == *want)) {
+      st = Error(src_name, got.ok() ? "has another build ID than the one recorded (rewritten in "
+                                      "place since it was mapped?)"
+                                    : "is no longer a readable ELF file");
+    }
+  }
   if (st.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
     st = Error::Sys(dst, errno, "cannot rename into place");
   if (!st.ok()) {
@@ -86,6 +103,15 @@ Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
     return st.error();
   }
   return total;
+}
+
+Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
+  int fd = open(src.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error::Sys(src, errno, "cannot open");
+  auto n = CopyFd(fd, src, dst);
+  close(fd);
+  return n;
 }
 
 // Why nothing with this ID was found, from what the lookup chain saw.
@@ -174,6 +200,19 @@ Status Evict(const std::string& dir, const std::set<std::string>& keep, uint64_t
 }
 
 }  // namespace
+
+Result<uint64_t> StoreExecutable(const std::string& dir, const BuildId& id, int fd,
+                                 const std::string& name) {
+  const std::string dst = BuildIdDirPath(dir, id, "");
+  if (Exists(dst)) {
+    // Used now: the last to be evicted.
+    utimensat(AT_FDCWD, dst.c_str(), nullptr, 0);
+    return uint64_t{0};
+  }
+  PBID_RETURN_IF_ERROR(MakeDir(dir));
+  PBID_RETURN_IF_ERROR(MakeDir(dst.substr(0, dst.rfind('/'))));
+  return CopyFd(fd, name, dst, &id);
+}
 
 Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
                                       const std::vector<std::pair<BuildId, std::string>>& modules,

@@ -100,6 +100,45 @@ check "a replaced file is listed missing with its reason" \
 gone_id=$(awk -F'\t' '$1 == "missing" && $3 ~ /w2\/pbid-workload$/ { print $2 }' replaced.txt)
 check "... and nothing stored under its ID" test ! -e "replaced/${gone_id:0:2}"
 
+# record --archive: the churn workload's children each run a file with a build ID of its own,
+# a third of them deleted and a third replaced at their path while they run. Each file is
+# copied from its mapping while its process runs: every child's ID must be in the archive,
+# with that ID. The archive command, after the fact, can only list the deleted ones missing.
+mkdir churn
+"$PB" record --archive live -o churn.data -- "$WL/pbid-churn" churn 45 >churn.txt 2>churn.err
+grep '^\[ archive' churn.err || { cat churn.err; echo "FAIL: no archive summary"; fail=1; }
+have=0 wrong=0 total=0
+while read -r pid id mode; do
+	total=$((total + 1))
+	f="live/${id:0:2}/${id:2}"
+	if [ ! -f "$f" ]; then
+		echo "not archived: child $pid ($mode) $id"
+	elif [ "$(readelf -n "$f" | awk '/Build ID/ { print $3 }')" != "$id" ]; then
+		wrong=$((wrong + 1))
+	else
+		have=$((have + 1))
+	fi
+done <churn.txt
+echo "record --archive: $have of $total children's files archived, $wrong with another ID"
+check "record --archive stores every child's file, deleted and replaced ones too" \
+	test "$have" = "$total" -a "$total" -gt 0
+check "... each under its own build ID" test "$wrong" = 0
+check "... the files are regular files" test -z "$(find live ! -type f ! -type d)"
+"$PB" archive -i churn.data -o after --no-debuginfod >after.txt 2>/dev/null || true
+deleted=$(awk '$3 == "deleted"' churn.txt | wc -l)
+check "archiving after the fact misses the deleted children's files" \
+	test "$(grep -c '^missing.*churn/deleted-' after.txt)" -gt 0 -a "$deleted" -gt 0
+# The same recording again into a capped copy holding an old, unrelated build ID.
+cp -r live capped-live
+mkdir -p capped-live/ff
+cp "$(type -P true)" capped-live/ff/00000000000000000000000000000000000000
+touch -d '2000-01-01' capped-live/ff/00000000000000000000000000000000000000
+"$PB" record --archive capped-live --archive-max 1 -o churn2.data -- "$WL/pbid-churn" churn 3 \
+	>/dev/null 2>churn2.err
+check "--archive-max evicts an old ID no recording needs" \
+	test ! -e capped-live/ff/00000000000000000000000000000000000000
+check "--archive-max below the recording's needs warns" grep -q 'exceed --archive-max' churn2.err
+
 # The binaries of the recording are gone.
 rm -rf w
 

@@ -71,6 +71,12 @@ struct FileIdentity {
 Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                         const std::string& path, const FileIdentity& ident);
 
+// The file mapped at [start, end) in pid, found and checked as ReadMappingBuildId finds it,
+// open for reading: the caller owns the fd. Held open, it keeps the file's bytes readable after
+// the process exits and its path is deleted or replaced.
+Result<int> OpenMappedFile(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
+                           const FileIdentity& ident);
+
 // The identities of the open file fd other than its GNU build ID: its file hash, and its Go
 // build ID when it is ELF and has one. fd is not closed.
 Result<FileIds> ReadFileIdsFd(int fd, const std::string& name);

@@ -56,6 +56,14 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
                                       const std::vector<std::pair<BuildId, std::string>>& modules,
                                       uint64_t max_bytes = 0);
 
+// Stores the open file fd (not closed; read from its start, its offset left alone), named
+// `name` in errors, as the executable of `id` in dir: DIR/xx/yyyy, made as ArchiveModules makes
+// it. The copy must have build ID `id`, or it is dropped with an error: a file rewritten in
+// place since it was mapped is never stored under the old ID. Returns the bytes copied: 0 when
+// the archive held that executable already (it is then marked used, as ArchiveModules does).
+Result<uint64_t> StoreExecutable(const std::string& dir, const BuildId& id, int fd,
+                                 const std::string& name);
+
 // Writes the files under dir (the .build-id layout above) into a portable tarball at
 // tar_path, as regular files with paths relative to dir; zstd-compressed when tar_path ends in
 // ".zst". Written under a temporary name and renamed.
