@@ -766,7 +766,7 @@ Status Recorder::OnMapping(Mmap2Record& m, const std::string& path, const FileId
     PBID_RETURN_IF_ERROR(WriteIdRecord(name, *id));
   if (id)
     Remember(name, *id, false);
-  if (archive_ && id && !path.empty() && path[0] == '/')
+  if (archive_ && id && ((!path.empty() && path[0] == '/') || path == "[vdso]"))
     archive_->Add(*id, static_cast<pid_t>(m.pid), m.start, m.start + m.len, path, ident);
   Counted counted = CountMapping(name, got, found);
   NoteFileIds(m, path, ident, id.has_value());

@@ -21,8 +21,8 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The vDSO the kernel mapped into this process, as a file (a memfd): libdwfl reads files. Its
-// size is where its program headers' and section headers' contents end. -1 without one.
+}  // namespace
+
 int CopyRunningVdso() {
   const auto* base = reinterpret_cast<const uint8_t*>(getauxval(AT_SYSINFO_EHDR));
   if (base == nullptr || memcmp(base, ELFMAG, SELFMAG) != 0 || base[EI_CLASS] != ELFCLASS64)
@@ -47,8 +47,6 @@ int CopyRunningVdso() {
   }
   return fd;
 }
-
-}  // namespace
 
 DebugLocator::~DebugLocator() {
   if (vdso_fd_ >= 0)

@@ -70,6 +70,11 @@ class DebugLocator {
   int vdso_fd_ = -1;  // a copy of the running kernel's vDSO, made when a [vdso] is looked up
 };
 
+// The vDSO the kernel mapped into this process, as a file (a memfd, owned by the caller):
+// libdwfl reads files, and record --archive stores it. Its size is where its program headers'
+// and section headers' contents end. -1 without one.
+int CopyRunningVdso();
+
 // "<dir>/xx/yyyy" for a .build-id directory (the executable link in that layout).
 std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id, const char* suffix);
 

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include "debug_locator.h"
+
 namespace pbid {
 namespace {
 
@@ -53,7 +55,15 @@ void LiveArchive::Add(const BuildId& id, pid_t pid, uint64_t start, uint64_t end
     name.resize(name.size() - deleted.size());
   }
   modules_.emplace_back(id, name);
-  auto fd = OpenMappedFile(pid, start, end, name, ident);
+  // The vDSO has no file: the recorder's own is the kernel's image for this ABI, and the copy
+  // is stored only if it has the recorded build ID.
+  Result<int> fd = Error(name, "no running vDSO of this ABI");
+  if (name == "[vdso]") {
+    if (int v = CopyRunningVdso(); v >= 0)
+      fd = v;
+  } else {
+    fd = OpenMappedFile(pid, start, end, name, ident);
+  }
   std::unique_lock<std::mutex> lock(mu_);
   stats_.ids++;
   if (!fd.ok()) {

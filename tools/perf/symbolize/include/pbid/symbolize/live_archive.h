@@ -49,8 +49,9 @@ class LiveArchive {
   LiveArchive(const LiveArchive&) = delete;
   LiveArchive& operator=(const LiveArchive&) = delete;
 
-  // An executable mapping with a GNU build ID, as its MMAP2 record reports it. Cheap for an ID
-  // already seen (a hash lookup); else the mapped file is opened now and queued for copying.
+  // An executable mapping with a GNU build ID, as its MMAP2 record reports it: a file, or
+  // "[vdso]" (stored from the recorder's own vDSO when that has the ID). Cheap for an ID already
+  // seen (a hash lookup); else the mapped file is opened now and queued for copying.
   void Add(const BuildId& id, pid_t pid, uint64_t start, uint64_t end, const std::string& path,
            const FileIdentity& ident);
 
