@@ -202,6 +202,13 @@ EXEC_RACE_ROUNDS ?= 8
 vm-exec-race: deps perf-buildid
 	@$(LAB)/exec-race-check.sh $(EXEC_RACE_SECONDS) $(EXEC_RACE_ROUNDS)
 
+# The fleet round trip across machines: record --archive in a lab guest (KERNEL, default
+# 5.10-buildid) while the workload's files are deleted and replaced, then debuginfod serves
+# the archive on the host and report runs where none of the recorded files exists.
+.PHONY: vm-archive
+vm-archive: deps perf-buildid
+	@$(LAB)/vm-archive.sh $(KERNEL)
+
 # Removes build/ (the kernel caches outside the clone stay).
 clean:
 	rm -rf $(BUILD)

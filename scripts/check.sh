@@ -72,6 +72,8 @@ done
 # The tools series' bisection (git am, checkpatch --strict, perf built after each of its 10
 # patches: about 10 min cold) is make perf-5.10-series-check, kept out of check for check's
 # cold time; perf-5.10 below builds the whole series.
+step "fleet round trip: record --archive in 5.10-buildid, served by debuginfod, reported on the host" \
+	kernel/scripts/vm-archive.sh 5.10-buildid
 step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
 	kernel/scripts/vm-bpf.sh 5.10
 step "short-lived children with deleted and replaced files on 5.10-buildid: all ids right" \

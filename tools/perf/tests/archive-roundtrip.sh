@@ -13,6 +13,7 @@
 # debuginfod-find fetches the same files.
 set -euo pipefail
 
+. "$(dirname "$0")/util/fleet.sh"
 PB=$(readlink -f "$1")
 WL=$(readlink -f "$2")
 OUT=$3
@@ -144,64 +145,19 @@ rm -rf w
 
 # debuginfod on a free loopback port; its first scan is over when it serves the workload.
 wl_id=$(awk -F'\t' '$3 ~ /pbid-workload$/ { print $2 }' archive1.txt)
-port=
-for try in 1 2 3 4 5; do
-	port=$((20000 + RANDOM % 20000))
-	debuginfod -F -p "$port" -d "$OUT/db.sqlite" -t 0 -g 0 "$OUT/archive" >debuginfod.log 2>&1 &
-	server=$!
-	sleep 0.5
-	kill -0 "$server" 2>/dev/null && break
-	server=
-done
-[ -n "$server" ] || { cat debuginfod.log; echo "FAIL: debuginfod did not start"; exit 1; }
-export DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$OUT/client-cache"
-# Each probe with a fresh client cache: a miss before the scan would be remembered (cache_miss_s).
-for i in $(seq 1 100); do
-	rm -rf "$OUT/probe-cache"
-	DEBUGINFOD_CACHE_PATH="$OUT/probe-cache" debuginfod-find executable "$wl_id" \
-		>/dev/null 2>&1 && break
-	sleep 0.2
-done
+start_debuginfod "$OUT/archive" "$OUT" "$wl_id" || exit 1
 while IFS=$'\t' read -r what id path; do
 	[ "$what" = stored ] || continue
 	got=$(debuginfod-find executable "$id" 2>/dev/null || true)
 	check "debuginfod-find fetches $path" cmp -s "$got" "archive/${id:0:2}/${id:2}"
 done <archive1.txt
 
-# Hide every file the recording names, and the system's debug files, from a report that runs
-# from copies of its libraries.
-mkdir libs
-{
-	ldd "$PB"
-	ldd "$(command -v mount)"
-	lib=$(ldconfig -p | awk '/libdebuginfod.so.1 / { p = $NF } END { print p }')
-	ldd "$lib"
-	echo "x => $lib"
-} | awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u | while read -r f; do
-	cp -L "$f" libs/
-done
-"$PB" buildid-list -i rec.data -H | awk '{ print $2 }' | grep '^/' >paths.txt || true
-# mount runs from the copies too: once libc's path is covered, nothing else would start.
-cat >hide.sh <<'EOS'
-set -euo pipefail
-run() { libs/ld-linux-x86-64.so.2 --library-path "$PWD/libs" "$@"; }
-run "$(command -v mount)" -t tmpfs none /usr/lib/debug
-while read -r p; do
-	if [ -e "$p" ]; then run "$(command -v mount)" --bind /dev/null "$p"; fi
-done <paths.txt
-exec "$@"
-EOS
-unshare -m bash hide.sh libs/ld-linux-x86-64.so.2 --library-path "$OUT/libs" "$PB" report \
-	-i rec.data --debug-root '' >roundtrip-full.txt 2>roundtrip.err
+# Hide every file the recording names, and the system's debug files.
+report_without_files "$PB" rec.data "$OUT" --debug-root '' >roundtrip-full.txt 2>roundtrip.err
 rows <roundtrip-full.txt >roundtrip.txt
 grep 'Symbols by build ID' roundtrip-full.txt || true
 
-# Symbolized share of the user samples: rows named other than by an address.
-share() {
-	awk '$4 == "[.]" { t += $2; if ($5 !~ /^0x/) s += $2 }
-	     END { printf "%d/%d\n", s, t }' "$1"
-}
-echo "symbolized user samples: reference $(share reference.txt), round trip $(share roundtrip.txt)"
+echo "symbolized user samples: reference $(user_share reference.txt), round trip $(user_share roundtrip.txt)"
 check "the round trip names every sample the reference names" cmp reference.txt roundtrip.txt
 check "the modules came from debuginfod" grep -q 'debuginfod [1-9]' roundtrip-full.txt
 exit "$fail"
