@@ -2,9 +2,10 @@
 # run.sh [--smoke] [OUTDIR]: every benchmark, and bench/results.md (or OUTDIR/results.md).
 #
 # Reading (read.sh, perf-buildid against perf on the same files), recording (record.sh: overhead
-# and lost records) and the kernel's cost per mmap (kernel-mmap.sh, in the lab's VMs). --smoke
-# runs each once on the smallest input, into build/bench-smoke by default, so that `make check`
-# proves the benchmarks still run; its figures mean nothing.
+# and lost records; archive.sh: what record --archive adds) and the kernel's cost per mmap
+# (kernel-mmap.sh, in the lab's VMs). --smoke runs each once on the smallest input, into
+# build/bench-smoke by default, so that `make check` proves the benchmarks still run; its
+# figures mean nothing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 smoke=0
@@ -12,10 +13,10 @@ smoke=0
 if [ "$smoke" = 1 ]; then
 	outdir=${1:-$root/build/bench-smoke}
 	read_args=(-n 1 -s 16 -R 16) record_args=(-n 1 -S 1 -s 1 -w 100 -t 70) mmap_args=(-n 2000 -r 3 -b 1)
-	dwarf_args=(-n 1 -S 1 -s 1 -w 100 -t 70)
+	dwarf_args=(-n 1 -S 1 -s 1 -w 100 -t 70) archive_args=(-n 1 -s)
 else
 	outdir=${1:-$root/bench}
-	read_args=() record_args=() mmap_args=() dwarf_args=(-n 8 -S 3)
+	read_args=() record_args=() mmap_args=() dwarf_args=(-n 8 -S 3) archive_args=()
 fi
 mkdir -p "$outdir" "$root/build/bench"
 
@@ -23,6 +24,7 @@ mkdir -p "$outdir" "$root/build/bench"
 "$root/bench/record.sh" "${record_args[@]}" -o "$root/build/bench/record.md" >/dev/null
 "$root/bench/record.sh" "${dwarf_args[@]}" -G "--call-graph dwarf" \
 	-o "$root/build/bench/record-dwarf.md" >/dev/null
+"$root/bench/archive.sh" "${archive_args[@]}" -o "$root/build/bench/archive.md" >/dev/null 2>&1
 "$root/bench/kernel-mmap.sh" "${mmap_args[@]}" -o "$root/build/bench/kernel-mmap.md" >/dev/null
 [ -f "$root/build/bench/read.svg" ] && cp "$root/build/bench/read.svg" "$outdir/read.svg"
 
@@ -67,6 +69,14 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "### With DWARF call graphs (--call-graph dwarf on both sides, storms included)"
 	echo
 	cat "$root/build/bench/record-dwarf.md"
+	echo
+	echo "### What record --archive DIR adds (bench/archive.sh)"
+	echo
+	echo "The same recording with and without --archive, fixed work: whole-command CPU time"
+	echo "(recorder and load), records lost, files and MB copied; cold: an empty archive, warm:"
+	echo "the archive the cold run filled."
+	echo
+	cat "$root/build/bench/archive.md"
 	echo
 	echo "## The kernel's cost per mmap (QEMU TCG guests)"
 	echo
