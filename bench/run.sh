@@ -24,7 +24,8 @@ mkdir -p "$outdir" "$root/build/bench"
 "$root/bench/record.sh" "${record_args[@]}" -o "$root/build/bench/record.md" >/dev/null
 "$root/bench/record.sh" "${dwarf_args[@]}" -G "--call-graph dwarf" \
 	-o "$root/build/bench/record-dwarf.md" >/dev/null
-"$root/bench/archive.sh" "${archive_args[@]}" -o "$root/build/bench/archive.md" >/dev/null 2>&1
+"$root/bench/archive.sh" "${archive_args[@]}" -o "$root/build/bench/archive.md" >/dev/null \
+	2>"$root/build/bench/archive.log" || { cat "$root/build/bench/archive.log" >&2; exit 1; }
 "$root/bench/kernel-mmap.sh" "${mmap_args[@]}" -o "$root/build/bench/kernel-mmap.md" >/dev/null
 [ -f "$root/build/bench/read.svg" ] && cp "$root/build/bench/read.svg" "$outdir/read.svg"
 

@@ -42,6 +42,11 @@ const char kHelp[] =
     "    build ID is never stored. Files are regular files (debuginfod -F skips symbolic\n"
     "    links), written under a temporary name and renamed.\n"
     "\n"
+    "    A file hit that has no GNU build ID but other identities in the recording (its Go\n"
+    "    build ID, its file hash) is stored as DIR/file-hash/xx/yyyy, by its file hash, if the\n"
+    "    file at its recorded path (or in a --debug-dir's file-hash directory) still has them.\n"
+    "    debuginfod cannot serve these: report finds them with --debug-dir DIR.\n"
+    "\n"
     "    DIR may be filled by several recordings: a build ID already there is kept and not\n"
     "    copied again, so recordings of the same binaries share their files. Each file this\n"
     "    recording needs gets the current time as its modification time: the time of its\n"
@@ -58,6 +63,8 @@ const char kHelp[] =
     "    One line per file hit, tab-separated:\n"
     "\n"
     "        stored|present|missing <tab> BUILDID <tab> PATH [<tab> REASON]\n"
+    "\n"
+    "    where a file without a build ID shows file-hash:HASH for BUILDID.\n"
     "\n"
     "    'present' means the archive already held it. Kernel images are not stored (report\n"
     "    reads kernel symbols from --kallsyms). Then, on standard error, the count of files\n"
@@ -111,18 +118,28 @@ int pbid_cmd_archive(int argc, char** argv) {
   if (Status st = session.Process(); !st.ok())
     return Fail(kCmd, st.error(), Stage::kInput, input);
 
-  std::vector<std::pair<BuildId, std::string>> modules;
+  ArchiveInput want;
   std::set<std::pair<BuildId, std::string>> seen;
+  std::set<std::pair<std::string, std::string>> seen_files;  // (file hash, path)
   for (const Dso& d : session.dsos()) {
-    if (d.samples == 0 || !d.build_id)
+    if (d.samples == 0)
       continue;
+    if (!d.build_id) {
+      // A file named by its other identities: stored by its file hash.
+      if (!d.kernel && !d.file_ids.empty() &&
+          seen_files.insert({d.file_ids.file_hash ? d.file_ids.file_hash->ToHex() : "", d.path})
+              .second) {
+        want.by_file_ids.emplace_back(d.file_ids, d.path);
+      }
+      continue;
+    }
     if (d.kernel) {
       printf("missing\t%s\t%s\tkernel image: not archived\n", d.build_id->ToHex().c_str(),
              d.path.c_str());
       continue;
     }
     if (seen.insert({*d.build_id, d.path}).second)
-      modules.emplace_back(*d.build_id, d.path);
+      want.modules.emplace_back(*d.build_id, d.path);
   }
 
   auto ends_with = [&](const char* suffix) {
@@ -132,18 +149,17 @@ int pbid_cmd_archive(int argc, char** argv) {
   const bool tarball = ends_with(".tar") || ends_with(".tar.zst");
   if (tarball && max_bytes > 0)
     return UsageError(kCmd, "--max-size applies to an archive directory, not a tarball");
-  auto summary = tarball ? ArchiveModulesToTarball(opts, output, modules)
-                         : ArchiveModules(opts, output, modules, max_bytes);
+  auto summary = tarball ? ArchiveModulesToTarball(opts, output, want)
+                         : ArchiveModules(opts, output, want, max_bytes);
   if (!summary.ok())
     return Fail(kCmd, summary.error(), Stage::kOperation, input);
   uint64_t missing = 0;
   for (const ArchiveEntry& e : summary->entries) {
     if (e.outcome == ArchiveEntry::Outcome::kMissing) {
       missing++;
-      printf("missing\t%s\t%s\t%s\n", e.id.ToHex().c_str(), e.recorded_path.c_str(),
-             e.reason.c_str());
+      printf("missing\t%s\t%s\t%s\n", e.Key().c_str(), e.recorded_path.c_str(), e.reason.c_str());
     } else {
-      printf("%s\t%s\t%s\n", OutcomeName(e.outcome), e.id.ToHex().c_str(), e.recorded_path.c_str());
+      printf("%s\t%s\t%s\n", OutcomeName(e.outcome), e.Key().c_str(), e.recorded_path.c_str());
     }
   }
   fprintf(stderr,

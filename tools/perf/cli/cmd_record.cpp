@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -165,15 +166,18 @@ const char kHelp[] =
     "    debuginfod -F, gdb and perf read), once per build id. The file is opened as its MMAP2\n"
     "    record is read, through /proc/PID/map_files while the process runs, so deleted and\n"
     "    replaced files are copied too, and the open file keeps its bytes for a process that\n"
-    "    exits before the copy is made; a thread of its own copies them. A copy must have the\n"
+    "    exits before the copy is made; a thread of its own copies them. Opening map_files\n"
+    "    needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE, Linux 5.9+); without it, a file is\n"
+    "    taken from its path while it is still the file mapped. A copy must have the\n"
     "    recorded build id, or it is dropped. At the end, as perf-buildid archive does, each\n"
     "    build id gets its separate debug file (/usr/lib/debug/.build-id) where there is one,\n"
     "    and the files no mapping could give are looked for by build id (the recorded path\n"
     "    if its id still matches); debuginfod is not asked. Every mapping is archived, not\n"
     "    only those samples hit. The summary counts the copies and bytes and the build ids\n"
-    "    missing. Mappings without a GNU build id are not archived. A directory that cannot\n"
-    "    be written stops record before COMMAND starts; a failure at the end is reported\n"
-    "    (exit 1) after the recording is written.\n"
+    "    missing. A file without a GNU build id is stored as DIR/file-hash/xx/yyyy by its\n"
+    "    file hash (report finds it with --debug-dir DIR; debuginfod cannot serve it). A\n"
+    "    directory that cannot be written stops record before COMMAND starts; a failure at\n"
+    "    the end is reported (exit 1) after the recording is written.\n"
     "\n"
     "EXIT STATUS\n"
     "    With COMMAND, once the file is written: COMMAND's exit status (128+N if signal N\n"
@@ -692,13 +696,7 @@ Result<MaybeBuildId> Recorder::MappingBuildId(pid_t pid, uint64_t start, uint64_
   if (!path.empty() && path[0] == '/') {
     if (opt_.no_buildid_file)
       return MaybeBuildId();
-    std::string p = path;
-    const std::string deleted = " (deleted)";
-    if (p.size() > deleted.size() &&
-        p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
-      p.resize(p.size() - deleted.size());
-    }
-    return cache_.Get(pid, start, end, p, ident);
+    return cache_.Get(pid, start, end, StripDeleted(path), ident);
   }
   if (path == "[vdso]") {
     if (!vdso_) {
@@ -790,12 +788,7 @@ void Recorder::NoteFileIds(const Mmap2Record& m, const std::string& path, const 
                            bool has_gnu_id) {
   if (opt_.no_buildid_file || path.empty() || path[0] != '/')
     return;
-  std::string p = path;
-  const std::string deleted = " (deleted)";
-  if (p.size() > deleted.size() &&
-      p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0) {
-    p.resize(p.size() - deleted.size());
-  }
+  const std::string p = StripDeleted(path);
   auto ids = file_ids_cache_.Get(static_cast<pid_t>(m.pid), m.start, m.start + m.len, p, ident);
   if (!ids.ok() || ids->empty())
     return;
@@ -804,6 +797,9 @@ void Recorder::NoteFileIds(const Mmap2Record& m, const std::string& path, const 
     file_ids_.files.push_back(*ids);
   file_ids_.mappings.push_back(
       MappingFileIds::Mapping{m.pid, m.start, m.pgoff, m.sample_id.time, it->second});
+  if (!has_gnu_id && archive_) {
+    archive_->AddByFileIds(*ids, static_cast<pid_t>(m.pid), m.start, m.start + m.len, p, ident);
+  }
   if (!has_gnu_id) {
     if (ids->go_build_id)
       by_go_id_++;
@@ -1061,14 +1057,18 @@ void Recorder::SummarizeArchive() {
     if (e.outcome == ArchiveEntry::Outcome::kMissing && missing++ == 0)
       first_missing = &e;
   }
-  Note("archive %s: %" PRIu64 " build ids; copied %" PRIu64
+  Note("archive %s: %" PRIu64 " files by build id or file hash; copied %" PRIu64
        " files (%.3f MB) while recording and "
        "%" PRIu64 " (%.3f MB) after; %" PRIu64 " already there; %" PRIu64
        " with a debug file; %" PRIu64 " missing",
        archive_->dir().c_str(), live.ids, live.files_copied, live.bytes_copied / 1e6,
        archived_->files_copied, archived_->bytes_copied / 1e6, live.present, debug, missing);
+  if (live.failed > 0) {
+    Note("archive: %" PRIu64 " files not copied from their mapping (first: %s)", live.failed,
+         live.first_failure.c_str());
+  }
   if (first_missing != nullptr) {
-    Note("first missing: %s %s: %s", first_missing->id.ToHex().c_str(),
+    Note("first missing: %s %s: %s", first_missing->Key().c_str(),
          first_missing->recorded_path.c_str(), first_missing->reason.c_str());
   }
   if (opt_.archive_max > 0) {
@@ -1159,6 +1159,15 @@ Status Recorder::Prepare() {
   }
   std::vector<pid_t> targets, synth;
   PBID_RETURN_IF_ERROR(StartTargets(&targets, &synth));
+  if (archive_) {
+    // The copies waiting hold descriptors beside the rings' and the build-ID reads': as many as
+    // the hard limit allows. Only now, so that the command (forked above) keeps its own limit.
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+      nofile.rlim_cur = nofile.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &nofile);
+    }
+  }
   PBID_RETURN_IF_ERROR(PrepareBpf());
   PBID_RETURN_IF_ERROR(OpenEvents(targets));
   PBID_RETURN_IF_ERROR(AttachBpf());
@@ -1222,10 +1231,10 @@ Status Recorder::Record() {
         group->Disable();
       continue;
     }
-    // The kernel wakes us when a ring is half full. With --archive, drain 100 times a second,
+    // The kernel wakes us when a ring is half full. With --archive, drain 200 times a second,
     // not 10: a mapping's file must be opened while its process runs, and a short-lived
     // process (40 ms in the churn workload) would often be gone between two drains.
-    poll(pfds.data(), pfds.size(), archive_ ? 10 : 100);
+    poll(pfds.data(), pfds.size(), archive_ ? 5 : 100);
   }
 }
 
@@ -1255,9 +1264,10 @@ int Recorder::Finish(const Status& recorded) {
     child_status_ = workload_->Terminate(kTermTimeoutMs);
     child_done_ = true;
   }
+  // The file is written: its archive is finished even when the recording ended in an error.
+  Status archived = fin.ok() ? FinishArchive() : Ok();
   if (!recorded.ok() || !fin.ok())
     return Fail("record", recorded.ok() ? fin.error() : recorded.error(), Stage::kSystem);
-  Status archived = FinishArchive();
   Summary();
   if (!archived.ok())
     return Fail("record", archived.error(), Stage::kSystem);

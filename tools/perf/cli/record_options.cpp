@@ -308,7 +308,11 @@ std::vector<Option> RecordOptionTable(RecordConfig* c) {
       {"bpf", 0, ArgKind::kOptional, take_bpf},
       {"no-buildid-file", 0, ArgKind::kNone, Set(&c->no_buildid_file)},
       {"compression-level", 'z', ArgKind::kOptional, take_z},
-      {"archive", 0, ArgKind::kRequired, Store(&c->archive_dir)},
+      {"archive", 0, ArgKind::kRequired,
+       [c](const char* v) {
+         c->archive_dir = v;
+         return c->archive_dir.empty() ? std::string("--archive needs a directory") : "";
+       }},
       {"archive-max", 0, ArgKind::kRequired, Size("--archive-max", &c->archive_max)},
   };
   for (const Refused& r : kRefused)

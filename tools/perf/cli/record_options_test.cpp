@@ -143,7 +143,8 @@ TEST(RecordOptions, ArchiveAndItsCap) {
   for (std::vector<std::string> bad : {std::vector<std::string>{"--archive-max", "1M", "true"},
                                        {"--archive", "d", "--archive-max", "0", "true"},
                                        {"--archive", "d", "--archive-max", "1T", "true"},
-                                       {"--archive", "d", "--archive-max", "M", "true"}}) {
+                                       {"--archive", "d", "--archive-max", "M", "true"},
+                                       {"--archive", "", "true"}}) {
     RecordConfig b;
     EXPECT_EQ(kExitUsage, Parse(bad, &b)) << bad[1];
   }

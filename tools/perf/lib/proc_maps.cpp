@@ -192,6 +192,15 @@ Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
   return ReadMapping<MaybeBuildId>(pid, start, end, path, ident, ReadElfBuildIdFd);
 }
 
+std::string StripDeleted(const std::string& path) {
+  static const std::string kDeleted = " (deleted)";
+  if (path.size() > kDeleted.size() &&
+      path.compare(path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+    return path.substr(0, path.size() - kDeleted.size());
+  }
+  return path;
+}
+
 Result<int> OpenMappedFile(pid_t pid, uint64_t start, uint64_t end, const std::string& path,
                            const FileIdentity& ident) {
   // ReadMapping closes the fd it found: keep a duplicate.

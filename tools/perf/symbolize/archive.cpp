@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
@@ -65,14 +66,24 @@ Status ReadChunks(const std::string& path, const std::function<Status(const char
 
 // Copies the open file src (named src_name) to dst through a temporary name in dst's
 // directory, then renames it: a reader (debuginfod's scan, another run filling the same
-// archive) sees the whole file or none. With `want`, the copy must have that build ID, or it is
-// dropped: a file rewritten in place since it was found is never stored under the old ID.
+// archive) sees the whole file or none. With `same`, the copy must pass it (it returns why
+// not, or ""), or it is dropped: a file rewritten in place since it was found is never stored
+// under its old identity.
+using CopyCheck = std::function<std::string(const std::string& copy)>;
 Result<uint64_t> CopyFd(int src, const std::string& src_name, const std::string& dst,
-                        const BuildId* want = nullptr) {
-  std::string tmp = dst + ".tmp." + std::to_string(getpid());
-  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                        const CopyCheck& same = nullptr) {
+  // A name of its own (mkstemp): writers in other PID namespaces share the archive too.
+  std::string tmp = dst + ".tmp.XXXXXX";
+  int out = mkostemp(tmp.data(), O_CLOEXEC);
   if (out < 0)
     return Error::Sys(tmp, errno, "cannot create");
+  fchmod(out, 0644);
+  struct stat before;
+  if (fstat(src, &before) != 0) {
+    close(out);
+    unlink(tmp.c_str());
+    return Error::Sys(src_name, errno, "cannot stat");
+  }
   uint64_t total = 0;
   Status st = ReadChunksFd(src, src_name, [&](const char* buf, size_t n) -> Status {
     for (size_t done = 0; done < n;) {
@@ -88,13 +99,21 @@ Result<uint64_t> CopyFd(int src, const std::string& src_name, const std::string&
   });
   if (close(out) != 0 && st.ok())
     st = Error::Sys(tmp, errno, "cannot write");
-  if (st.ok() && want != nullptr) {
-    auto got = ReadElfBuildId(tmp);
-    if (!got.ok() || !*got || !(**got == *want)) {
-      st = Error(src_name, got.ok() ? "has another build ID than the one recorded (rewritten in "
-                                      "place since it was mapped?)"
-                                    : "is no longer a readable ELF file");
-    }
+  // A file written to while it was copied gives a copy of neither version (its note may
+  // still be the old one): the same size, modification and change times before and after,
+  // and every byte of that size read.
+  struct stat after;
+  if (st.ok() && (fstat(src, &after) != 0 || after.st_size != before.st_size ||
+                  after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+                  after.st_mtim.tv_nsec != before.st_mtim.tv_nsec ||
+                  after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+                  after.st_ctim.tv_nsec != before.st_ctim.tv_nsec ||
+                  total != static_cast<uint64_t>(before.st_size))) {
+    st = Error(src_name, "changed while it was copied");
+  }
+  if (st.ok() && same) {
+    if (std::string why = same(tmp); !why.empty())
+      st = Error(src_name, why);
   }
   if (st.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
     st = Error::Sys(dst, errno, "cannot rename into place");
@@ -115,14 +134,16 @@ Result<uint64_t> CopyFile(const std::string& src, const std::string& dst) {
 }
 
 // Why nothing with this ID was found, from what the lookup chain saw.
-std::string MissingReason(const LocatedModule& m, const std::string& recorded_path) {
+// `what` names what the recording knows the file by: "build ID" or "identities".
+std::string MissingReason(const LocatedModule& m, const std::string& recorded_path,
+                          const std::string& what = "build ID") {
   if (m.debug && !m.exec)
     return "debug file only, executable not found";
   if (m.path_mismatch)
-    return "the file at " + recorded_path + " has another build ID, and no other source has it";
+    return "the file at " + recorded_path + " has another " + what + ", and no other source has it";
   if (m.path_missing)
-    return recorded_path + " is gone or not ELF, and no other source has this build ID";
-  return "no source has this build ID";
+    return recorded_path + " is gone or not ELF, and no other source has this " + what;
+  return "no source has this " + what;
 }
 
 // One build ID in the archive: its files, their bytes and its last use (the newest mtime).
@@ -132,7 +153,34 @@ struct Stored {
   int64_t used_ns = 0;
 };
 
-// Every xx/yyyy[.debug] file of dir, grouped by build ID ("xx" + "yyyy").
+// Adds the regular files of dir/sub (one of the xx directories) to ids, keyed prefix + "xx" +
+// "yyyy" (the .debug suffix dropped, so that an executable and its debug file are one entry).
+void ScanSubdir(const std::string& dir, const std::string& sub, const std::string& prefix,
+                std::map<std::string, Stored>* ids) {
+  DIR* inner = opendir((dir + "/" + sub).c_str());
+  if (inner == nullptr)
+    return;
+  while (struct dirent* f = readdir(inner)) {
+    std::string name = f->d_name;
+    if (name[0] == '.' || name.find(".tmp.") != std::string::npos)
+      continue;
+    std::string path = dir + "/" + sub + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    std::string rest = name;
+    if (rest.size() > 6 && rest.compare(rest.size() - 6, 6, ".debug") == 0)
+      rest.resize(rest.size() - 6);
+    Stored& s = (*ids)[prefix + sub.substr(sub.size() - 2) + rest];
+    s.files.push_back(path);
+    s.bytes += static_cast<uint64_t>(st.st_size);
+    s.used_ns = std::max<int64_t>(s.used_ns, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+  }
+  closedir(inner);
+}
+
+// Every file of the archive, grouped by what it is stored under: xx/yyyy[.debug] by build ID
+// ("xx" + "yyyy"), file-hash/xx/yyyy by file hash (ArchiveEntry::Key()).
 Result<std::map<std::string, Stored>> ScanArchive(const std::string& dir) {
   std::map<std::string, Stored> ids;
   DIR* top = opendir(dir.c_str());
@@ -140,37 +188,27 @@ Result<std::map<std::string, Stored>> ScanArchive(const std::string& dir) {
     return Error::Sys(dir, errno, "cannot read directory");
   while (struct dirent* d = readdir(top)) {
     std::string sub = d->d_name;
-    if (sub.size() != 2 || sub[0] == '.')
-      continue;
-    DIR* inner = opendir((dir + "/" + sub).c_str());
-    if (inner == nullptr)
-      continue;
-    while (struct dirent* f = readdir(inner)) {
-      std::string name = f->d_name;
-      if (name[0] == '.' || name.find(".tmp.") != std::string::npos)
-        continue;
-      std::string path = dir + "/" + sub + "/" + name;
-      struct stat st;
-      if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        continue;
-      std::string rest = name;
-      if (rest.size() > 6 && rest.compare(rest.size() - 6, 6, ".debug") == 0)
-        rest.resize(rest.size() - 6);
-      Stored& s = ids[sub + rest];
-      s.files.push_back(path);
-      s.bytes += static_cast<uint64_t>(st.st_size);
-      s.used_ns =
-          std::max<int64_t>(s.used_ns, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
-    }
-    closedir(inner);
+    if (sub.size() == 2 && sub[0] != '.')
+      ScanSubdir(dir, sub, "", &ids);
   }
   closedir(top);
+  const std::string hashes = dir + "/" + kFileHashDir;
+  if (DIR* h = opendir(hashes.c_str())) {
+    while (struct dirent* d = readdir(h)) {
+      std::string sub = d->d_name;
+      if (sub.size() == 2 && sub[0] != '.')
+        ScanSubdir(dir, std::string(kFileHashDir) + "/" + sub, std::string(kFileHashDir) + ":",
+                   &ids);
+    }
+    closedir(h);
+  }
   return ids;
 }
 
-// Evicts the least recently used build IDs outside `keep` until the archive holds max_bytes.
-Status Evict(const std::string& dir, const std::set<std::string>& keep, uint64_t max_bytes,
-             ArchiveSummary* summary) {
+// Evicts the least recently used build IDs outside `keep` until the archive holds max_bytes;
+// none used at or after used_since_ns.
+Status Evict(const std::string& dir, const std::set<std::string>& keep, int64_t used_since_ns,
+             uint64_t max_bytes, ArchiveSummary* summary) {
   auto ids = ScanArchive(dir);
   if (!ids.ok())
     return ids.error();
@@ -178,7 +216,7 @@ Status Evict(const std::string& dir, const std::set<std::string>& keep, uint64_t
   std::vector<std::pair<int64_t, std::string>> order;
   for (const auto& [hex, s] : *ids) {
     total += s.bytes;
-    if (keep.count(hex) == 0)
+    if (keep.count(hex) == 0 && s.used_ns < used_since_ns)
       order.emplace_back(s.used_ns, hex);
   }
   std::sort(order.begin(), order.end());
@@ -211,12 +249,54 @@ Result<uint64_t> StoreExecutable(const std::string& dir, const BuildId& id, int 
   }
   PBID_RETURN_IF_ERROR(MakeDir(dir));
   PBID_RETURN_IF_ERROR(MakeDir(dst.substr(0, dst.rfind('/'))));
-  return CopyFd(fd, name, dst, &id);
+  return CopyFd(fd, name, dst, [&id](const std::string& copy) -> std::string {
+    auto got = ReadElfBuildId(copy);
+    if (!got.ok())
+      return "is no longer a readable ELF file";
+    if (!*got || !(**got == id))
+      return "has another build ID than the one recorded (rewritten in place since it was "
+             "mapped?)";
+    return "";
+  });
+}
+
+Result<uint64_t> StoreByFileIds(const std::string& dir, const FileIds& ids, int fd,
+                                const std::string& name) {
+  if (!ids.file_hash)
+    return Error::Of(ErrorKind::kInvalidArgument, name, "no file hash to store it under");
+  const std::string dst = FileHashDirPath(dir, *ids.file_hash);
+  if (Exists(dst)) {
+    utimensat(AT_FDCWD, dst.c_str(), nullptr, 0);
+    return uint64_t{0};
+  }
+  PBID_RETURN_IF_ERROR(MakeDir(dir));
+  PBID_RETURN_IF_ERROR(MakeDir(dir + "/" + kFileHashDir));
+  PBID_RETURN_IF_ERROR(MakeDir(dst.substr(0, dst.rfind('/'))));
+  return CopyFd(fd, name, dst, [&ids](const std::string& copy) -> std::string {
+    auto cfd = OpenRegularFile(copy);
+    if (!cfd.ok())
+      return "cannot read its copy";
+    bool same = HasFileIds(*cfd, copy, ids);
+    close(*cfd);
+    return same ? "" : "has other identities than those recorded (rewritten since it was mapped?)";
+  });
+}
+
+std::string ArchiveEntry::Key() const {
+  if (!id.empty())
+    return id.ToHex();
+  return std::string(kFileHashDir) + ":" + (file_ids.file_hash ? file_ids.file_hash->ToHex() : "");
 }
 
 Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const std::string& dir,
-                                      const std::vector<std::pair<BuildId, std::string>>& modules,
-                                      uint64_t max_bytes) {
+                                      const ArchiveInput& input, uint64_t max_bytes) {
+  const auto& modules = input.modules;
+  int64_t used_since = input.used_since_ns;
+  if (used_since == 0) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    used_since = now.tv_sec * 1000000000LL + now.tv_nsec;
+  }
   if (Status st = MakeDir(dir); !st.ok())
     return st.error();
   auto locator = DebugLocator::Create(options);
@@ -274,11 +354,40 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
     }
     summary.entries.push_back(std::move(e));
   }
+  for (const auto& [ids, path] : input.by_file_ids) {
+    ArchiveEntry e;
+    e.file_ids = ids;
+    e.recorded_path = path;
+    LocatedModule m = (*locator)->LocateByFileIds(ids, path);
+    if (!ids.file_hash) {
+      e.reason = "no file hash recorded, nothing to store it under";
+    } else if (!m.exec) {
+      e.reason = MissingReason(m, path, "identities");
+    } else {
+      const std::string dst = FileHashDirPath(dir, *ids.file_hash);
+      e.exec = true;
+      if (Exists(dst)) {
+        utimensat(AT_FDCWD, dst.c_str(), nullptr, 0);
+        e.outcome = ArchiveEntry::Outcome::kPresent;
+      } else {
+        PBID_RETURN_IF_ERROR(MakeDir(dir + "/" + kFileHashDir));
+        PBID_RETURN_IF_ERROR(MakeDir(dst.substr(0, dst.rfind('/'))));
+        auto n = CopyFile(m.exec->path, dst);
+        if (!n.ok())
+          return n.error();
+        e.outcome = ArchiveEntry::Outcome::kStored;
+        e.bytes_copied = *n;
+        summary.files_copied++;
+        summary.bytes_copied += *n;
+      }
+    }
+    summary.entries.push_back(std::move(e));
+  }
   if (max_bytes > 0) {
     std::set<std::string> keep;
-    for (const auto& m : modules)
-      keep.insert(m.first.ToHex());
-    if (Status st = Evict(dir, keep, max_bytes, &summary); !st.ok())
+    for (const ArchiveEntry& e : summary.entries)
+      keep.insert(e.Key());  // ScanArchive's keys
+    if (Status st = Evict(dir, keep, used_since, max_bytes, &summary); !st.ok())
       return st.error();
   }
   return summary;
@@ -348,15 +457,15 @@ Status WriteTarball(const std::string& dir, const std::string& tar_path) {
   return st;
 }
 
-Result<ArchiveSummary> ArchiveModulesToTarball(
-    const SymbolizerOptions& options, const std::string& tar_path,
-    const std::vector<std::pair<BuildId, std::string>>& modules) {
+Result<ArchiveSummary> ArchiveModulesToTarball(const SymbolizerOptions& options,
+                                               const std::string& tar_path,
+                                               const ArchiveInput& input) {
   const char* tmpdir = getenv("TMPDIR");
   std::string stage =
       std::string(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp") + "/perf-buildid-archive.XXXXXX";
   if (mkdtemp(stage.data()) == nullptr)
     return Error::Sys(stage, errno, "cannot create staging directory");
-  Result<ArchiveSummary> summary = ArchiveModules(options, stage, modules);
+  Result<ArchiveSummary> summary = ArchiveModules(options, stage, input);
   if (summary.ok()) {
     if (Status st = WriteTarball(stage, tar_path); !st.ok())
       summary = st.error();
@@ -373,6 +482,7 @@ Result<ArchiveSummary> ArchiveModulesToTarball(
     for (const std::string& d : subdirs)
       rmdir(d.c_str());
   }
+  rmdir((stage + "/" + kFileHashDir).c_str());
   rmdir(stage.c_str());
   return summary;
 }

@@ -11,6 +11,7 @@
 
 #include "pbid/elf_build_id.h"
 #include "pbid/file_hash.h"
+#include "pbid/proc_maps.h"
 
 namespace pbid {
 
@@ -78,6 +79,36 @@ Result<std::unique_ptr<DebugLocator>> DebugLocator::Create(const SymbolizerOptio
   }
   return loc;
 }
+
+std::string FileHashDirPath(const std::string& dir, const FileHash& hash) {
+  std::string hex = hash.ToHex();
+  return dir + "/" + kFileHashDir + "/" + hex.substr(0, 2) + "/" + hex.substr(2);
+}
+
+bool HasFileIds(int fd, const std::string& name, const FileIds& ids) {
+  if (ids.empty())
+    return false;
+  auto got = ReadFileIdsFd(fd, name);
+  if (!got.ok())
+    return false;
+  // Every identity the recording has must match: the Go build ID names the build, the file
+  // hash (OpenTelemetry's htlhash) the bytes at the file's ends and its length.
+  return (!ids.go_build_id || got->go_build_id == ids.go_build_id) &&
+         (!ids.file_hash || got->file_hash == ids.file_hash);
+}
+
+namespace {
+
+bool MatchesFileIds(const std::string& path, const FileIds& ids) {
+  auto fd = OpenRegularFile(path);
+  if (!fd.ok())
+    return false;
+  bool same = HasFileIds(*fd, path, ids);
+  close(*fd);
+  return same;
+}
+
+}  // namespace
 
 std::optional<LocatedFile> DebugLocator::Verify(const std::string& path, const BuildId& id,
                                                 SymbolSource source) const {
@@ -168,29 +199,29 @@ LocatedModule DebugLocator::Locate(const BuildId& id, const std::string& recorde
 
 LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::string& recorded_path) {
   LocatedModule m;
-  if (ids.empty() || recorded_path.empty() || recorded_path[0] != '/')
+  if (ids.empty())
     return m;
-  auto elf = ElfFile::Open(recorded_path);
-  if (!elf.ok()) {
-    m.path_missing = true;
-    return m;
+  const bool file = !recorded_path.empty() && recorded_path[0] == '/';
+  std::optional<LocatedFile> found;
+  if (file && MatchesFileIds(recorded_path, ids)) {
+    found = Describe(recorded_path, SymbolSource::kPath);
+  } else {
+    if (file) {
+      m.path_missing = !ElfFile::Open(recorded_path).ok();
+      m.path_mismatch = !m.path_missing;
+    }
+    // An archive's copy, by the file hash (record --archive, perf-buildid archive).
+    for (const auto& [dir, source] : build_id_dirs_) {
+      if (source != SymbolSource::kDebugDir || !ids.file_hash)
+        continue;
+      std::string p = FileHashDirPath(dir, *ids.file_hash);
+      if (MatchesFileIds(p, ids)) {
+        found = Describe(p, source);
+        break;
+      }
+    }
   }
-  // Every identity the recording has must match: the Go build ID names the build, the file
-  // hash (OpenTelemetry's htlhash) the bytes at the file's ends and its length.
-  bool same = true;
-  if (ids.go_build_id) {
-    auto go = ReadGoBuildId(recorded_path);
-    same = go.ok() && *go == ids.go_build_id;
-  }
-  if (same && ids.file_hash) {
-    auto h = ComputeFileHash(recorded_path);
-    same = h.ok() && *h == *ids.file_hash;
-  }
-  if (!same) {
-    m.path_mismatch = true;
-    return m;
-  }
-  m.exec = Describe(recorded_path, SymbolSource::kPath);
+  m.exec = found;
   if (m.exec && m.exec->has_dwarf)
     m.debug = m.exec;
   return m;

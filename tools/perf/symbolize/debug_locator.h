@@ -13,6 +13,7 @@
 #include "debuginfod_client.h"
 #include "elf_file.h"
 #include "pbid/build_id.h"
+#include "pbid/file_hash.h"
 #include "pbid/perf_data.h"
 #include "pbid/result.h"
 #include "pbid/symbolize/symbolizer.h"
@@ -39,9 +40,10 @@ class DebugLocator {
   static Result<std::unique_ptr<DebugLocator>> Create(const SymbolizerOptions& options);
 
   LocatedModule Locate(const BuildId& id, const std::string& recorded_path);
-  // A file without a GNU build ID, named by its Go build ID and/or file hash: the recorded path
-  // only, used if each identity recorded matches the file there. The .build-id directories
-  // and debuginfod are keyed by GNU build IDs and cannot serve these.
+  // A file without a GNU build ID, named by its Go build ID and/or file hash: the recorded path,
+  // then each --debug-dir's file-hash/xx/yyyy (an archive's: FileHashDirPath), each used only if
+  // every identity recorded matches the file there. The system's .build-id directory and
+  // debuginfod are keyed by GNU build IDs and cannot serve these.
   LocatedModule LocateByFileIds(const FileIds& ids, const std::string& recorded_path);
 
   // Asks debuginfod at once, concurrently and within its budget, for every file that Locate
@@ -77,6 +79,14 @@ int CopyRunningVdso();
 
 // "<dir>/xx/yyyy" for a .build-id directory (the executable link in that layout).
 std::string BuildIdDirPath(const std::string& build_id_dir, const BuildId& id, const char* suffix);
+
+// "<dir>/file-hash/xx/yyyy", yyyy the rest of the file hash's 32 hex digits: where an archive
+// keeps a file that has no GNU build ID (kFileHashDir beside the build IDs' xx directories).
+constexpr const char kFileHashDir[] = "file-hash";
+std::string FileHashDirPath(const std::string& dir, const FileHash& hash);
+
+// Whether the open file fd has every identity in ids (its Go build ID, its file hash).
+bool HasFileIds(int fd, const std::string& name, const FileIds& ids);
 
 }  // namespace pbid
 

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <string>
 
+#include "pbid/file_hash.h"
 #include "test_util.h"
 
 namespace pbid {
@@ -160,6 +161,38 @@ TEST(LiveArchiveTest, EachBuildIdIsCopiedOnceAndSharedWithTheNextRecording) {
   }
 }
 
+// The first process that maps a file is gone before its mapping is read, and the file is
+// deleted; a second process still maps it: the file is copied through the second.
+TEST(LiveArchiveTest, AFileIsTriedAgainAtItsNextMapping) {
+  if (!MapFilesReadable())
+    GTEST_SKIP() << "/proc/PID/map_files needs CAP_SYS_ADMIN";
+  TempDir tmp;
+  const std::string file = tmp.path() + "/workload";
+  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
+  const BuildId id = IdOf(file);
+  Mapped m(file);
+  ASSERT_NE(m.addr, nullptr);
+  ASSERT_EQ(unlink(file.c_str()), 0);
+  pid_t gone = fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0)
+    _exit(0);
+  int status;
+  ASSERT_EQ(waitpid(gone, &status, 0), gone);
+
+  auto a = LiveArchive::Create(tmp.path() + "/archive");
+  ASSERT_TRUE(a.ok());
+  (*a)->Add(id, gone, m.start(), m.end(), file + " (deleted)", m.ident);
+  (*a)->Add(id, getpid(), m.start(), m.end(), file + " (deleted)", m.ident);
+  auto s = (*a)->Finish(NoSystemSources(), 0);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*a)->stats().ids, 1u);
+  EXPECT_EQ((*a)->stats().files_copied, 1u);
+  EXPECT_EQ((*a)->stats().failed, 0u) << (*a)->stats().first_failure;
+  ASSERT_EQ(s->entries.size(), 1u);
+  EXPECT_NE(s->entries[0].outcome, ArchiveEntry::Outcome::kMissing) << s->entries[0].reason;
+}
+
 // A process that exited before its mapping was read: Finish() takes the file from its path,
 // because the inode the record names is still there.
 TEST(LiveArchiveTest, AnExitedProcessFileIsTakenFromItsPathIfItIsStillTheSameFile) {
@@ -190,6 +223,52 @@ TEST(LiveArchiveTest, AnExitedProcessFileIsTakenFromItsPathIfItIsStillTheSameFil
   EXPECT_EQ((*a)->stats().files_copied + s->files_copied, 1u);
   const std::string h = id.ToHex();
   EXPECT_EQ(ReadelfBuildId(tmp.path() + "/archive/" + h.substr(0, 2) + "/" + h.substr(2)), h);
+}
+
+// A file without a GNU build ID is stored by its file hash, and only with the identities
+// recorded: the file hash here is computed by the test from the bytes, as the specification
+// defines it, through the library's one implementation (file_hash_test checks that one against
+// sha256sum).
+TEST(LiveArchiveTest, AFileWithoutABuildIdIsStoredByItsFileHash) {
+  if (!MapFilesReadable())
+    GTEST_SKIP() << "/proc/PID/map_files needs CAP_SYS_ADMIN";
+  TempDir tmp;
+  const std::string file = tmp.path() + "/nobid";
+  auto strip = testing::RunCommand("objcopy --remove-section .note.gnu.build-id " +
+                                   testing::Quote(FixturePath("workload.full")) + " " +
+                                   testing::Quote(file));
+  ASSERT_EQ(strip.exit_code, 0) << strip.output;
+  ASSERT_EQ(ReadelfBuildId(file), "");
+  const std::string bytes = Slurp(file);
+  FileIds ids;
+  ids.file_hash = ComputeFileHashMemory(bytes.data(), bytes.size());
+  FileIds wrong;
+  wrong.file_hash = ComputeFileHashMemory("x", 1);
+  Mapped m(file);
+  ASSERT_NE(m.addr, nullptr);
+  ASSERT_EQ(unlink(file.c_str()), 0);
+
+  auto a = LiveArchive::Create(tmp.path() + "/archive");
+  ASSERT_TRUE(a.ok());
+  (*a)->AddByFileIds(ids, getpid(), m.start(), m.end(), file + " (deleted)", m.ident);
+  (*a)->AddByFileIds(ids, getpid(), m.start(), m.end(), file + " (deleted)", m.ident);
+  (*a)->AddByFileIds(wrong, getpid(), m.start(), m.end(), file + " (deleted)", m.ident);
+  auto s = (*a)->Finish(NoSystemSources(), 0);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_EQ((*a)->stats().ids, 2u);
+  EXPECT_EQ((*a)->stats().files_copied, 1u);
+  EXPECT_EQ((*a)->stats().failed, 1u);  // the wrong hash: not stored under it
+  const std::string h = ids.file_hash->ToHex();
+  EXPECT_EQ(Slurp(tmp.path() + "/archive/file-hash/" + h.substr(0, 2) + "/" + h.substr(2)), bytes);
+  const std::string w = wrong.file_hash->ToHex();
+  struct stat st;
+  EXPECT_NE(
+      stat((tmp.path() + "/archive/file-hash/" + w.substr(0, 2) + "/" + w.substr(2)).c_str(), &st),
+      0);
+  ASSERT_EQ(s->entries.size(), 2u);
+  EXPECT_EQ(s->entries[0].Key(), "file-hash:" + h);
+  EXPECT_NE(s->entries[0].outcome, ArchiveEntry::Outcome::kMissing) << s->entries[0].reason;
+  EXPECT_EQ(s->entries[1].outcome, ArchiveEntry::Outcome::kMissing);
 }
 
 TEST(LiveArchiveTest, ADirectoryThatCannotBeMadeIsAnError) {

@@ -9,6 +9,7 @@
 # reference: report in the guest right after recording, as a user there would run it. The host
 # half (archive-served.sh) reads OUT back from the disk.
 set -eu
+set -o pipefail
 PB=$1 P=$2 OUT=$3
 
 mkdir -p /tmp/w /tmp/churn

@@ -106,7 +106,11 @@ check "... and nothing stored under its ID" test ! -e "replaced/${gone_id:0:2}"
 # copied from its mapping while its process runs: every child's ID must be in the archive,
 # with that ID. The archive command, after the fact, can only list the deleted ones missing.
 mkdir churn
-"$PB" record --archive live -o churn.data -- "$WL/pbid-churn" churn 45 >churn.txt 2>churn.err
+if ! "$PB" record --archive live -o churn.data -- "$WL/pbid-churn" churn 45 >churn.txt 2>churn.err; then
+	cat churn.err
+	echo "FAIL: record --archive of the churn workload"
+	exit 1
+fi
 grep '^\[ archive' churn.err || { cat churn.err; echo "FAIL: no archive summary"; fail=1; }
 have=0 wrong=0 total=0
 while read -r pid id mode; do
@@ -139,6 +143,42 @@ touch -d '2000-01-01' capped-live/ff/00000000000000000000000000000000000000
 check "--archive-max evicts an old ID no recording needs" \
 	test ! -e capped-live/ff/00000000000000000000000000000000000000
 check "--archive-max below the recording's needs warns" grep -q 'exceed --archive-max' churn2.err
+
+# A program without a GNU build ID (--build-id=none): known by its file hash, stored as
+# file-hash/xx/yyyy by record --archive and by archive, and found there by report --debug-dir
+# once the program is gone. debuginfod has no key for it.
+mkdir nobid
+cat >nobid/spin.c <<'EOC'
+#include <time.h>
+__attribute__((noinline)) static unsigned long nobid_spin(unsigned long x)
+{
+	for (int i = 0; i < 100000; i++)
+		x = x * 6364136223846793005ul + 1;
+	return x;
+}
+int main(void)
+{
+	volatile unsigned long x = 1;
+	time_t end = time(0) + 1;
+	while (time(0) <= end)
+		x = nobid_spin(x);
+	return 0;
+}
+EOC
+cc -O1 -g -Wl,--build-id=none -o nobid/spin nobid/spin.c
+"$PB" record --archive nobid-live -o nobid.data -- nobid/spin >/dev/null 2>nobid.err
+"$PB" archive -i nobid.data -o nobid-after --no-debuginfod >nobid-after.txt 2>/dev/null
+hash=$(awk -F'\t' '$3 ~ /nobid\/spin$/ { sub("file-hash:", "", $2); print $2 }' nobid-after.txt)
+check "archive stores a file without a build ID by its file hash" \
+	grep -q "^stored	file-hash:[0-9a-f]\{32\}	.*nobid/spin$" nobid-after.txt
+check "record --archive stores it too, the same bytes" \
+	cmp -s nobid/spin "nobid-live/file-hash/${hash:0:2}/${hash:2}"
+"$PB" report -i nobid.data --no-debuginfod | rows >nobid-reference.txt
+rm -rf nobid
+"$PB" report -i nobid.data --no-debuginfod --debug-dir nobid-live | rows >nobid-archived.txt
+check "report names its samples from the archive once the program is gone" \
+	grep -q '\[\.\] nobid_spin' nobid-archived.txt
+check "... as it named them before" cmp nobid-reference.txt nobid-archived.txt
 
 # The binaries of the recording are gone.
 rm -rf w

@@ -71,6 +71,10 @@ struct FileIdentity {
 Result<MaybeBuildId> ReadMappingBuildId(pid_t pid, uint64_t start, uint64_t end,
                                         const std::string& path, const FileIdentity& ident);
 
+// A mapping's path as an MMAP2 record or /proc/PID/maps gives it, without the " (deleted)" the
+// kernel appends to a file that was unlinked.
+std::string StripDeleted(const std::string& path);
+
 // The file mapped at [start, end) in pid, found and checked as ReadMappingBuildId finds it,
 // open for reading: the caller owns the fd. Held open, it keeps the file's bytes readable after
 // the process exits and its path is deleted or replaced.

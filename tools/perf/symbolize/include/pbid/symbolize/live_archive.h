@@ -20,7 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,7 +39,9 @@ class LiveArchive {
     uint64_t files_copied = 0;  // executables copied from the mapped file
     uint64_t bytes_copied = 0;
     uint64_t present = 0;  // executables the archive held already
-    uint64_t failed = 0;   // not copied from the mapping: left to Finish()'s lookup chain
+    // Not copied from a mapping (never opened, or the copy was refused): left to Finish()'s
+    // lookup chain. first_failure says why the first one was not.
+    uint64_t failed = 0;
     std::string first_failure;
   };
 
@@ -51,9 +53,16 @@ class LiveArchive {
 
   // An executable mapping with a GNU build ID, as its MMAP2 record reports it: a file, or
   // "[vdso]" (stored from the recorder's own vDSO when that has the ID). Cheap for an ID already
-  // seen (a hash lookup); else the mapped file is opened now and queued for copying.
+  // queued (a hash lookup); else the mapped file is opened now and queued for copying. An ID
+  // whose file could not be opened (its process gone, the queue full) is tried again at its
+  // next mappings, a few times.
   void Add(const BuildId& id, pid_t pid, uint64_t start, uint64_t end, const std::string& path,
            const FileIdentity& ident);
+
+  // An executable mapping without a GNU build ID, with the identities the recorder read from
+  // its file (ids.file_hash is the key; without one there is nothing to store it under).
+  void AddByFileIds(const FileIds& ids, pid_t pid, uint64_t start, uint64_t end,
+                    const std::string& path, const FileIdentity& ident);
 
   // Waits for the copies, then runs ArchiveModules over every ID seen (separate debug files
   // from the system's .build-id directory and `options`, executables whose mapping could not
@@ -66,18 +75,34 @@ class LiveArchive {
   const std::string& dir() const { return dir_; }
 
  private:
-  explicit LiveArchive(std::string dir) : dir_(std::move(dir)) {}
+  LiveArchive(std::string dir, int64_t started_ns)
+      : dir_(std::move(dir)), started_ns_(started_ns) {}
   struct Job {
-    BuildId id;
+    BuildId id;  // empty: stored by ids
+    FileIds ids;
     int fd;
     std::string name;
   };
+  // A file the recording maps, by key (a build ID's hex digits, or "file-hash:" and the hash's).
+  struct Want {
+    bool queued = false;  // opened and queued: done with
+    uint8_t tries = 0;    // failed opens so far
+  };
+  // Opens the mapped file into job->fd and queues the job; false when it could not (why in
+  // *why).
+  bool Open(Job* job, pid_t pid, uint64_t start, uint64_t end, const FileIdentity& ident,
+            std::string* why);
+  // Add() and AddByFileIds(): a mapping of the file named `key`.
+  void Offer(const std::string& key, Job job, pid_t pid, uint64_t start, uint64_t end,
+             const FileIdentity& ident);
   void Run();
   void Copy(const Job& job);
 
   std::string dir_;
-  std::unordered_set<BuildId> seen_;
-  std::vector<std::pair<BuildId, std::string>> modules_;  // in the order first seen
+  std::unordered_map<std::string, Want> wants_;  // touched by the recorder's thread only
+  std::string first_open_failure_;
+  ArchiveInput input_;  // in the order first seen
+  int64_t started_ns_;  // CLOCK_REALTIME at Create(): ArchiveInput::used_since_ns
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> queue_;  // under mu_
