@@ -11,7 +11,11 @@
 # time, peak RSS and MB/s of each side and the ratios perf/perf-buildid. `report` runs only on
 # files up to REPORT_MAX_MB (perf report takes minutes per GB). COMMANDS (default: all) names the
 # rows to measure, from buildid-list, maps, script, report-flat, report-children, report-folded
-# and report-dwarf; every file is recorded and its shape given all the same.
+# and report-dwarf; every file is recorded and its shape given all the same. buildid-list-z and
+# report-flat-z are buildid-list and report-flat on a compressed recording and on its
+# uncompressed copy (the same records): `perf record -z -a -g --buildid-mmap` for 10 seconds of
+# the same load, and perf's own decompression of it (tools/perf/tests/perf-decompress.sh);
+# those two files are recorded only when one of the two is named.
 #
 # The workload is seeded (BENCH_SEED, default 1; kept beside each file as FILE.seed), and a
 # second table gives each file's shape: its records by type, the processes and mappings the
@@ -26,6 +30,7 @@ set -euo pipefail
 root=$BENCH_ROOT
 runs=5 sizes="16 64 256 1024" report_max=300
 all_commands="buildid-list maps script report-flat report-children report-folded report-dwarf"
+all_commands="$all_commands buildid-list-z report-flat-z"
 commands=$all_commands
 datadir=${BENCH_DATA:-$CACHE/bench}
 seed=${BENCH_SEED:-1}
@@ -104,6 +109,30 @@ record_dwarf() {
 	echo "$f"
 }
 
+# record_compressed: a file recorded by perf with compressed records (-z, zstd level 1) under
+# the same load for 10 seconds, and beside it (-plain) the same file with every record as perf
+# decompresses it, written plainly: the same records, read uncompressed. Sets z_files to both.
+record_compressed() {
+	local f=$datadir/perf-z-10s.data plain=$datadir/perf-z-10s-plain.data
+	if [ ! -s "$f" ]; then
+		echo "bench: recording $f" >&2
+		rm -f "$plain"
+		perf record -q -z -a -g --buildid-mmap -F 20000 -m 256 -o "$f.tmp" \
+			-- "$root/bench/workload.sh" 10 "$seed" >/dev/null 2>"$work/record.log" ||
+			{ cat "$work/record.log" >&2; die "perf record -z failed"; }
+		echo "$seed" >"$f.seed"
+		mv "$f.tmp" "$f"
+	fi
+	if [ ! -s "$plain" ]; then
+		echo "bench: decompressing $f into $plain" >&2
+		"$root/tools/perf/tests/perf-decompress.sh" "$f" "$plain.tmp" ||
+			die "perf-decompress.sh failed on $f"
+		cp "$f.seed" "$plain.seed"
+		mv "$plain.tmp" "$plain"
+	fi
+	z_files=("$f" "$plain")
+}
+
 # shape FILE: one row of the shape table. Records by type from perf's own count (`perf report
 # --stats`: the records of the data section, each type once); processes (those that mapped
 # something) and mappings from perf-buildid's replay.
@@ -168,6 +197,10 @@ files=()
 for s in $sizes; do files+=("$(record_perf "$s")"); done
 files+=("$(record_pbid)")
 dwarf_file=$(record_dwarf)
+z_files=()
+case " $commands " in
+*" buildid-list-z "* | *" report-flat-z "*) record_compressed ;;
+esac
 
 printf 'command\tfile\tmb\ttool\twall_s\tcpu_s\trss_kb\n' >"$tsv"
 {
@@ -207,6 +240,18 @@ mb=$(awk -v b="$(stat -c %s "$dwarf_file")" 'BEGIN { printf "%.1f", b / 1e6 }')
 echo "bench: reading $(basename "$dwarf_file") ($mb MB)" >&2
 pair report-dwarf "$dwarf_file" "$pbid report --stdio --children --sort comm,dso,sym -i $dwarf_file" \
 	"perf report --stdio --children --no-inline -i $dwarf_file"
+
+# The compressed recording and its uncompressed copy: the same work on both sides, on each.
+# Their shapes must be alike but for the other records: the compressed copy's are
+# PERF_RECORD_COMPRESSED, which perf report --stats counts as such.
+for f in "${z_files[@]}"; do
+	shape "$f" >>"$work/shapes"
+	mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
+	echo "bench: reading $(basename "$f") ($mb MB)" >&2
+	pair buildid-list-z "$f" "$pbid buildid-list -i $f" "perf buildid-list -i $f"
+	pair report-flat-z "$f" "$pbid report --stdio --no-children -g none --sort dso,sym -i $f" \
+		"perf report --stdio --no-children -g none --sort dso,sym -i $f"
+done
 
 awk -F '\t' -v perfv="$perf_version" "$BENCH_AWK_STATS"'
 NR == 1 { next }

@@ -63,6 +63,11 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "                                       perf report --stdio --children --no-inline -i perf-dwarf-4s.data"
 	echo '```'
 	echo
+	echo "buildid-list-z and report-flat-z are buildid-list and report-flat, on both sides, on"
+	echo "perf-z-10s.data (\`perf record -z -a -g --buildid-mmap\`: zstd, level 1) and on"
+	echo "perf-z-10s-plain.data, the same records as perf decompresses them, written plainly"
+	echo "(tools/perf/tests/perf-decompress.sh); MB and MB/s are each file's own size."
+	echo
 	echo "## Recording"
 	echo
 	cat "$root/build/bench/record.md"

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Special files where the recorder reads build ids. No file can be mapped from a FIFO, but the
+# path of a mapping can name a FIFO or a character device once the mapping is made, and a
+# device can be mapped itself (/dev/zero). The recorder's file fallback (--no-buildid-attr
+# --bpf=off: build ids read from the files) opens /proc/PID/map_files/RANGE, and when the
+# mapping is gone, /proc/PID/root/PATH and PATH: it must never block there (a FIFO without a
+# writer blocks an open for reading) nor read a device as a file.
+#
+# Each case runs tests/workload/special.c: a copy of LIBRARY mapped PROT_EXEC again and again,
+# each time unmapped at once, with a FIFO or a character device (/dev/null's numbers) at its
+# path; or /dev/zero mapped PROT_EXEC, private and shared. Each is recorded as a command
+# (record -- cmd) and as a process already running (record -p PID, which also synthesizes its
+# mappings from /proc/PID/maps; there map_files reads the held mapping, and the path is met
+# through the kernel's records of the later ones). Checked: record exits 0 within LIMIT
+# seconds (a hang is killed and named), the fallback met the special file (unreadable
+# mappings in record's summary), perf-buildid maps and buildid-list read the file, every
+# mapping of the special path has no build id or the mapped file's own (readelf), never
+# another, /dev/zero none; perf (Debian's 6.1) reads the file with buildid-list and report,
+# with the same rule for its ids. Prints TAP; 77 (skip) without perf_event_open.
+#
+# Usage: special-files.sh PERF-BUILDID PBID-SPECIAL LIBRARY WORKDIR
+set -euo pipefail
+PB=$1
+SP=$2
+LIB=$3
+W=$4
+PERF=${PERF:-/usr/bin/perf}
+LIMIT=${SPECIAL_FILES_LIMIT:-15}
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W"
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+to() { local f=$1; shift; "$@" >"$f" 2>"$f.err"; }  # to FILE CMD...: CMD's stdout in FILE
+
+if ! "$PB" record -q -o probe.data -F 99 -- true 2>probe.err; then
+	echo "1..0 # SKIP perf_event_open unavailable: $(head -1 probe.err)"
+	exit 77
+fi
+# The file hash of F as the recorder computes it (identities/prepare.sh): SHA-256 over the
+# first and the last 4 KiB and the length as 8 big-endian bytes, 16 bytes of it.
+ref_hash() {
+	local f=$1 size i
+	size=$(stat -c %s "$f")
+	{
+		head -c 4096 "$f"
+		tail -c 4096 "$f"
+		for i in 7 6 5 4 3 2 1 0; do
+			# shellcheck disable=SC2059 # the format is the byte, as an octal escape
+			printf "\\$(printf %03o $(((size >> (8 * i)) & 255)))"
+		done
+	} | sha256sum | cut -c1-32
+}
+LIB_ID=$(readelf -n "$LIB" | awk '/Build ID:/ { print $3; exit }')
+LIB_HASH=$(ref_hash "$LIB")
+echo "TAP version 13"
+echo "# kernel $(uname -r); $LIB: $LIB_ID, file-hash:$LIB_HASH"
+
+# record_case NAME cmd|pid HELPER-ARGS...: NAME.data, record's stderr in NAME.rec, its exit
+# status in rc (124 or 137: timeout killed it).
+rc=0
+record_case() {
+	local name=$1 how=$2 helper i
+	shift 2
+	rc=0
+	if [ "$how" = cmd ]; then
+		timeout -k 2 "$LIMIT" "$PB" record --no-buildid-attr --bpf=off -o "$name.data" \
+			-- "$SP" "$@" >"$name.out" 2>"$name.rec" || rc=$?
+		return 0
+	fi
+	"$SP" "$@" >"$name.out" &
+	helper=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$name.out" && break
+		sleep 0.05
+	done
+	timeout -k 2 "$LIMIT" "$PB" record --no-buildid-attr --bpf=off -o "$name.data" \
+		-p "$helper" >/dev/null 2>"$name.rec" || rc=$?
+	wait "$helper" || echo "# $name: pbid-special exited $?"
+}
+
+# ids_ok FILE PATH WANT PATH-COLUMN ID-COLUMN: every line of FILE whose path (from column
+# PATH-COLUMN on) is PATH or "PATH (deleted)" has '-' or one of the words of WANT in
+# ID-COLUMN (for maps, the identity: a GNU build id, else go:ID or file-hash:HEX, else '-').
+ids_ok() {
+	awk -v path="$2" -v want="$3" -v pc="$4" -v ic="$5" '
+	BEGIN { allowed["-"] = 1; n = split(want, w, " "); for (i = 1; i <= n; i++) allowed[w[i]] = 1 }
+	{
+		p = $pc
+		for (i = pc + 1; i <= NF; i++) p = p " " $i
+		if (p != path && p != path " (deleted)") next
+		if (!($ic in allowed)) { print "#   wrong id: " $0; bad = 1 }
+	}
+	END { exit bad }' "$1"
+}
+
+# check_case NAME PATH WANT HASH: the checks above on NAME's recording of mappings of PATH,
+# whose right id is WANT and file hash HASH (empty: none). A mapping whose build id could not
+# be read may still carry its file's hash, read through map_files when the next mapping took
+# the same range: the right file, so the right hash.
+check_case() {
+	local name=$1 path=$2 want=$3 hash=$4 allowed="no id"
+	[ -n "$want" ] && allowed="no id or $want"
+	case $rc in
+	0) ok "$name: record exits 0 within $LIMIT s" ;;
+	124 | 137) not_ok "$name: record hung (killed after $LIMIT s)" ;;
+	*)
+		not_ok "$name: record exits $rc"
+		sed 's/^/#   /' "$name.rec" | head -5
+		;;
+	esac
+	grep -h 'unreadable' "$name.rec" | sed 's/^/#   /' || true
+	check "$name: the fallback met the special file (unreadable mappings)" \
+		grep -Eq ' [1-9][0-9]* unreadable' "$name.rec"
+	check "$name: perf-buildid maps reads the file" to "$name.maps" "$PB" maps -i "$name.data"
+	check "$name: perf-buildid buildid-list reads the file" \
+		to "$name.ids" "$PB" buildid-list -i "$name.data"
+	check "$name: maps lists the mappings of $path" \
+		grep -Eq " $path( \\(deleted\\))?\$" "$name.maps"
+	check "$name: maps: every mapping of $path has $allowed${hash:+ (or file-hash:$hash)}" \
+		ids_ok "$name.maps" "$path" "$want${hash:+ file-hash:$hash}" 8 6
+	check "$name: buildid-list: $path has $allowed" ids_ok "$name.ids" "$path" "$want" 2 1
+	if [ ! -x "$PERF" ]; then
+		ok "$name: perf # SKIP $PERF not installed"
+		return 0
+	fi
+	check "$name: perf buildid-list reads the file" \
+		to "$name.perf-ids" timeout -k 2 "$LIMIT" "$PERF" buildid-list -i "$name.data"
+	check "$name: perf buildid-list: $path has $allowed" \
+		ids_ok "$name.perf-ids" "$path" "$want" 2 1
+	check "$name: perf report reads the file" \
+		to "$name.report" timeout -k 2 "$LIMIT" "$PERF" report --stdio -i "$name.data"
+}
+
+for kind in fifo chr; do
+	for how in cmd pid; do
+		name=$kind-$how
+		mkdir "$name"
+		cp "$LIB" "$name/lib.so"
+		if [ "$how" = cmd ]; then
+			record_case "$name" cmd replace "$kind" "$W/$name/lib.so" 600
+		else
+			record_case "$name" pid replace "$kind" "$W/$name/lib.so" 1500 hold
+		fi
+		check_case "$name" "$W/$name/lib.so" "$LIB_ID" "$LIB_HASH"
+	done
+done
+record_case zero-cmd cmd zero 600
+check_case zero-cmd /dev/zero "" ""
+record_case zero-pid pid zero 1500
+check_case zero-pid /dev/zero "" ""
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
