@@ -499,6 +499,22 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof->SetTime(0, static_cast<int64_t>(last_time - first_time));
   }
   rep->symbol_coverage_ = im.symbolizer->Coverage();
+  // What only the building needed goes before the views are drawn, so that their memory and
+  // this do not add up: the replay, the open modules and their symbol tables, kallsyms, the
+  // caches of addresses (pprof keeps its own copy of what it needs), and the file's pages.
+  im.unwinder.reset();
+  im.kernel.reset();
+  im.symbolizer.reset();
+  im.session.reset();
+  im.last_kernel = nullptr;
+  std::deque<SymEntry>().swap(im.syms);
+  im.sym_ids = IdTable();
+  std::deque<Symbolization>().swap(im.sym_sources);
+  std::deque<Impl::KernelFrame>().swap(im.kernel_frames);
+  im.kernel_ids = IdTable();
+  std::deque<uint32_t>().swap(im.named_frames);
+  std::vector<uint32_t>().swap(im.dso_names);
+  reader.ReleasePages();
   return rep;
 }
 
