@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
 
 #include "call_graph.h"
 #include "frame_names.h"
+#include "pbid/symbolize/id_table.h"
 
 namespace pbid::render {
 
@@ -49,14 +49,12 @@ constexpr GraphModeName kGraphModes[] = {
 
 constexpr size_t kMaxKeys = 8;
 using EntryKey = std::array<uint32_t, kMaxKeys>;
-struct EntryKeyHash {
-  size_t operator()(const EntryKey& k) const noexcept {
-    size_t h = 0;
-    for (uint32_t v : k)
-      h = (h * 1000003u) ^ v;
-    return h;
-  }
-};
+uint32_t HashKey(const EntryKey& k) {
+  uint64_t h = 0;
+  for (uint32_t v : k)
+    h = (h * 1000003u) ^ v;
+  return IdTable::Fold(h);
+}
 
 // One line of the table: a combination of sort-key values, its self and children periods and
 // where its call graph comes from.
@@ -104,7 +102,7 @@ class EventView {
   const GraphOrder order_;
   const bool graph_;
   std::vector<Entry> entries_;
-  std::unordered_map<EntryKey, uint32_t, EntryKeyHash> ids_;
+  IdTable ids_;  // entries_ by key
   uint32_t unknown_dso_ = UINT32_MAX;
 };
 
@@ -119,7 +117,8 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_m
       case SortKey::kSym: key[i] = frame; break;
     }
   }
-  auto [it, added] = ids_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
+  auto [id, added] = ids_.Insert(HashKey(key), static_cast<uint32_t>(entries_.size()),
+                                 [&](uint32_t i) { return entries_[i].key == key; });
   if (added) {
     Entry e;
     e.key = key;
@@ -131,7 +130,7 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_m
                                                     profile_.Name(s.comm)) == options_.comms.end();
     entries_.push_back(std::move(e));
   }
-  return it->second;
+  return id;
 }
 
 // perf's hist entries: the sample's own function gets the self period and, with children, the
@@ -144,6 +143,9 @@ void EventView::Build() {
       break;
     }
   }
+  // Without children an entry is a stack's own entry: at most one each.
+  if (!children_)
+    entries_.reserve(event_.stacks.size());
   std::vector<uint32_t> seen;
   for (uint32_t si = 0; si < event_.stacks.size(); si++) {
     const ProfileStack& s = event_.stacks[si];
