@@ -432,14 +432,18 @@ void WriteFolded(const Profile& profile, FILE* out) {
   for (const EventProfile& ev : profile.events()) {
     if (ev.samples == 0)
       continue;
+    std::string line;  // one buffer for every line
     for (const ProfileStack& s : ev.stacks) {
       const uint32_t* f = profile.StackFrames(s);
-      fputs(profile.Name(s.comm).c_str(), out);
+      line = profile.Name(s.comm);
       for (uint32_t i = s.depth; i-- > 0;) {
-        fputc(';', out);
-        fputs(ChainName(profile, f[i]).c_str(), out);
+        line += ';';
+        AppendChainName(profile, f[i], line);
       }
-      fprintf(out, " %" PRIu64 "\n", s.samples);
+      char count[24];
+      int n = snprintf(count, sizeof(count), " %" PRIu64 "\n", s.samples);
+      line.append(count, static_cast<size_t>(n));
+      fwrite(line.data(), 1, line.size(), out);
     }
     break;  // the first event with samples, as flamegraph.pl takes one
   }
