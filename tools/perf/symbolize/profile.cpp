@@ -56,7 +56,8 @@ uint32_t* Profile::Reserve(size_t n, uint32_t* first) {
       used_ / kBlock >= blocks_.size()) {
     if (!blocks_.empty() && in_block != 0)
       used_ += kBlock - in_block;  // the rest of this block stays unused
-    blocks_.push_back(std::make_unique<uint32_t[]>(kBlock));
+    // Not cleared: a block's pages are touched only as stacks fill it.
+    blocks_.push_back(std::unique_ptr<uint32_t[]>(new uint32_t[kBlock]));
     used_ = static_cast<uint32_t>((blocks_.size() - 1) * kBlock);
   }
   *first = used_;
