@@ -231,16 +231,21 @@ void EventView::Write(FILE* out) {
       continue;
     rows.push_back(&e);
   }
-  // Cells once per row: the sort below and the widths read them.
-  std::vector<std::vector<std::string>> cells(entries_.size());
+  // Cells once per row, the keys' cells of entry e at cells[e * keys]: the sort below and the
+  // widths read them.
+  const size_t keys = options_.sort_keys.size();
+  std::vector<std::string> cells(entries_.size() * keys);
+  auto cells_of = [&](const Entry* e) {
+    return cells.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(e - entries_.data()) * keys);
+  };
   std::vector<size_t> widths;
   for (SortKey k : options_.sort_keys)
     widths.push_back(strlen(InfoOf(k).title));
   for (const Entry* e : rows) {
-    auto& c = cells[static_cast<size_t>(e - entries_.data())];
-    for (size_t i = 0; i < options_.sort_keys.size(); i++) {
-      c.push_back(Cell(*e, options_.sort_keys[i]));
-      widths[i] = std::max(widths[i], c.back().size());
+    auto c = cells_of(e);
+    for (size_t i = 0; i < keys; i++) {
+      c[static_cast<ptrdiff_t>(i)] = Cell(*e, options_.sort_keys[i]);
+      widths[i] = std::max(widths[i], c[static_cast<ptrdiff_t>(i)].size());
     }
   }
   // Heaviest first; rows of equal weight in the order of their cells' text.
@@ -249,8 +254,9 @@ void EventView::Write(FILE* out) {
       return a->acc > b->acc;
     if (a->self != b->self)
       return a->self > b->self;
-    return cells[static_cast<size_t>(a - entries_.data())] <
-           cells[static_cast<size_t>(b - entries_.data())];
+    auto ca = cells_of(a), cb = cells_of(b);
+    return std::lexicographical_compare(ca, ca + static_cast<ptrdiff_t>(keys), cb,
+                                        cb + static_cast<ptrdiff_t>(keys));
   });
   fprintf(out, children_ ? "# Children      Self  Samples" : "# Overhead  Samples");
   for (size_t i = 0; i < widths.size(); i++)
@@ -264,10 +270,11 @@ void EventView::Write(FILE* out) {
       fprintf(out, "  %8.2f%%  %7.2f%%  %7" PRIu64, pct(e->acc), pct(e->self), e->self_samples);
     else
       fprintf(out, "  %7.2f%%  %7" PRIu64, pct(e->self), e->self_samples);
-    const auto& c = cells[static_cast<size_t>(e - entries_.data())];
-    for (size_t i = 0; i < c.size(); i++) {
-      bool last = i + 1 == c.size();
-      fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]), c[i].c_str());
+    auto c = cells_of(e);
+    for (size_t i = 0; i < keys; i++) {
+      bool last = i + 1 == keys;
+      fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]),
+              c[static_cast<ptrdiff_t>(i)].c_str());
     }
     fprintf(out, "\n");
     if (graph_)
