@@ -14,16 +14,23 @@
 
 namespace pbid::render {
 
-inline std::string ChainName(const Profile& profile, uint32_t id) {
+// Appends the name to out: a writer of many names keeps one buffer.
+inline void AppendChainName(const Profile& profile, uint32_t id, std::string& out) {
   const ProfileFrame& f = profile.Frame(id);
   if (!f.named()) {
     char buf[24];
-    snprintf(buf, sizeof(buf), "%#" PRIx64, f.address);
-    return buf;
+    int n = snprintf(buf, sizeof(buf), "%#" PRIx64, f.address);
+    out.append(buf, static_cast<size_t>(n));
+    return;
   }
-  std::string s = profile.Name(f.symbol);
+  out += profile.Name(f.symbol);
   if (f.inlined)
-    s += " (inlined)";
+    out += " (inlined)";
+}
+
+inline std::string ChainName(const Profile& profile, uint32_t id) {
+  std::string s;
+  AppendChainName(profile, id, s);
   return s;
 }
 

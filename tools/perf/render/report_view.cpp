@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
 
 #include "call_graph.h"
 #include "frame_names.h"
+#include "pbid/symbolize/id_table.h"
 
 namespace pbid::render {
 
@@ -49,14 +49,12 @@ constexpr GraphModeName kGraphModes[] = {
 
 constexpr size_t kMaxKeys = 8;
 using EntryKey = std::array<uint32_t, kMaxKeys>;
-struct EntryKeyHash {
-  size_t operator()(const EntryKey& k) const noexcept {
-    size_t h = 0;
-    for (uint32_t v : k)
-      h = (h * 1000003u) ^ v;
-    return h;
-  }
-};
+uint32_t HashKey(const EntryKey& k) {
+  uint64_t h = 0;
+  for (uint32_t v : k)
+    h = (h * 1000003u) ^ v;
+  return IdTable::Fold(h);
+}
 
 // One line of the table: a combination of sort-key values, its self and children periods and
 // where its call graph comes from.
@@ -104,7 +102,7 @@ class EventView {
   const GraphOrder order_;
   const bool graph_;
   std::vector<Entry> entries_;
-  std::unordered_map<EntryKey, uint32_t, EntryKeyHash> ids_;
+  IdTable ids_;  // entries_ by key
   uint32_t unknown_dso_ = UINT32_MAX;
 };
 
@@ -119,7 +117,8 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_m
       case SortKey::kSym: key[i] = frame; break;
     }
   }
-  auto [it, added] = ids_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
+  auto [id, added] = ids_.Insert(HashKey(key), static_cast<uint32_t>(entries_.size()),
+                                 [&](uint32_t i) { return entries_[i].key == key; });
   if (added) {
     Entry e;
     e.key = key;
@@ -131,7 +130,7 @@ uint32_t EventView::EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_m
                                                     profile_.Name(s.comm)) == options_.comms.end();
     entries_.push_back(std::move(e));
   }
-  return it->second;
+  return id;
 }
 
 // perf's hist entries: the sample's own function gets the self period and, with children, the
@@ -144,6 +143,9 @@ void EventView::Build() {
       break;
     }
   }
+  // Without children an entry is a stack's own entry: at most one each.
+  if (!children_)
+    entries_.reserve(event_.stacks.size());
   std::vector<uint32_t> seen;
   for (uint32_t si = 0; si < event_.stacks.size(); si++) {
     const ProfileStack& s = event_.stacks[si];
@@ -229,16 +231,21 @@ void EventView::Write(FILE* out) {
       continue;
     rows.push_back(&e);
   }
-  // Cells once per row: the sort below and the widths read them.
-  std::vector<std::vector<std::string>> cells(entries_.size());
+  // Cells once per row, the keys' cells of entry e at cells[e * keys]: the sort below and the
+  // widths read them.
+  const size_t keys = options_.sort_keys.size();
+  std::vector<std::string> cells(entries_.size() * keys);
+  auto cells_of = [&](const Entry* e) {
+    return cells.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(e - entries_.data()) * keys);
+  };
   std::vector<size_t> widths;
   for (SortKey k : options_.sort_keys)
     widths.push_back(strlen(InfoOf(k).title));
   for (const Entry* e : rows) {
-    auto& c = cells[static_cast<size_t>(e - entries_.data())];
-    for (size_t i = 0; i < options_.sort_keys.size(); i++) {
-      c.push_back(Cell(*e, options_.sort_keys[i]));
-      widths[i] = std::max(widths[i], c.back().size());
+    auto c = cells_of(e);
+    for (size_t i = 0; i < keys; i++) {
+      c[static_cast<ptrdiff_t>(i)] = Cell(*e, options_.sort_keys[i]);
+      widths[i] = std::max(widths[i], c[static_cast<ptrdiff_t>(i)].size());
     }
   }
   // Heaviest first; rows of equal weight in the order of their cells' text.
@@ -247,8 +254,9 @@ void EventView::Write(FILE* out) {
       return a->acc > b->acc;
     if (a->self != b->self)
       return a->self > b->self;
-    return cells[static_cast<size_t>(a - entries_.data())] <
-           cells[static_cast<size_t>(b - entries_.data())];
+    auto ca = cells_of(a), cb = cells_of(b);
+    return std::lexicographical_compare(ca, ca + static_cast<ptrdiff_t>(keys), cb,
+                                        cb + static_cast<ptrdiff_t>(keys));
   });
   fprintf(out, children_ ? "# Children      Self  Samples" : "# Overhead  Samples");
   for (size_t i = 0; i < widths.size(); i++)
@@ -262,10 +270,11 @@ void EventView::Write(FILE* out) {
       fprintf(out, "  %8.2f%%  %7.2f%%  %7" PRIu64, pct(e->acc), pct(e->self), e->self_samples);
     else
       fprintf(out, "  %7.2f%%  %7" PRIu64, pct(e->self), e->self_samples);
-    const auto& c = cells[static_cast<size_t>(e - entries_.data())];
-    for (size_t i = 0; i < c.size(); i++) {
-      bool last = i + 1 == c.size();
-      fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]), c[i].c_str());
+    auto c = cells_of(e);
+    for (size_t i = 0; i < keys; i++) {
+      bool last = i + 1 == keys;
+      fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]),
+              c[static_cast<ptrdiff_t>(i)].c_str());
     }
     fprintf(out, "\n");
     if (graph_)
@@ -430,14 +439,18 @@ void WriteFolded(const Profile& profile, FILE* out) {
   for (const EventProfile& ev : profile.events()) {
     if (ev.samples == 0)
       continue;
+    std::string line;  // one buffer for every line
     for (const ProfileStack& s : ev.stacks) {
       const uint32_t* f = profile.StackFrames(s);
-      fputs(profile.Name(s.comm).c_str(), out);
+      line = profile.Name(s.comm);
       for (uint32_t i = s.depth; i-- > 0;) {
-        fputc(';', out);
-        fputs(ChainName(profile, f[i]).c_str(), out);
+        line += ';';
+        AppendChainName(profile, f[i], line);
       }
-      fprintf(out, " %" PRIu64 "\n", s.samples);
+      char count[24];
+      int n = snprintf(count, sizeof(count), " %" PRIu64 "\n", s.samples);
+      line.append(count, static_cast<size_t>(n));
+      fwrite(line.data(), 1, line.size(), out);
     }
     break;  // the first event with samples, as flamegraph.pl takes one
   }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pbid/symbolize/kallsyms.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -12,109 +15,124 @@
 namespace pbid {
 
 Result<Kallsyms> Kallsyms::Load(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(fopen(path.c_str(), "re"), fclose);
-  if (!f)
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return Error::Sys(path, errno, "open");
-  // Only the text symbols' names are kept, in one buffer; the modules, a few hundred, once
-  // each. Offsets while the buffer grows, views once it is complete.
-  struct Pending {
-    uint64_t addr;
-    uint32_t name, name_len, module;
-  };
-  auto text = std::make_shared<std::string>();
-  std::vector<Pending> pending;
-  std::vector<std::pair<uint32_t, uint32_t>> modules;  // offset and length in text
-  std::string last_module;
-  uint32_t last_module_index = 0;
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  // Only the text symbols' names are kept; the modules, a few hundred, once each. The file is
+  // read in large pieces (its st_blksize is 1 KiB), parsed where it was read. Room is reserved
+  // for a distribution kernel's symbols: only the part used is ever touched, and nothing is
+  // copied as the table grows.
   Kallsyms k;
+  k.symbols_.reserve(1 << 17);
+  k.names_.reserve(4 << 20);
+  std::string last_module;
   uint64_t lineno = 0;
   bool any_nonzero = false;
-  struct LineBuffer {  // getline's, freed on every return
-    char* p = nullptr;
-    size_t cap = 0;
-    ~LineBuffer() { free(p); }
-  } lb;
-  ssize_t got;
-  while ((got = getline(&lb.p, &lb.cap, f.get())) > 0) {
-    lineno++;
-    std::string_view line(lb.p, static_cast<size_t>(got));
-    if (!line.empty() && line.back() == '\n')
-      line.remove_suffix(1);
-    // "ffffffff81000000 T _text" and, for modules, "... t name\t[module]".
-    auto bad = [&] {
-      return Error(path + ":" + std::to_string(lineno), "malformed kallsyms line");
-    };
-    size_t i = 0;
-    uint64_t addr = 0;
-    for (; i < line.size() && isxdigit(static_cast<unsigned char>(line[i])); i++) {
-      char c = line[i];
-      addr = addr << 4 | static_cast<uint64_t>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-    }
-    if (i == 0 || i > 16 || i + 3 >= line.size() || line[i] != ' ' || line[i + 2] != ' ')
-      return bad();
-    char type = line[i + 1];
-    size_t name_start = i + 3;
-    size_t name_end = line.find_first_of(" \t", name_start);
-    if (name_end == std::string_view::npos)
-      name_end = line.size();
-    std::string_view module;
-    size_t open = line.find('[', name_end);
-    if (open != std::string_view::npos) {
-      size_t close = line.find(']', open);
-      if (close == std::string_view::npos)
-        return bad();
-      module = line.substr(open + 1, close - open - 1);
-    }
-    if (addr != 0)
-      any_nonzero = true;
-    // Only code: data symbols would name samples that cannot be in data.
-    if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-      continue;
-    uint32_t module_index = 0;  // 0: the core kernel
-    if (!module.empty()) {
-      if (module != last_module) {
-        last_module.assign(module);
-        modules.emplace_back(static_cast<uint32_t>(text->size()),
-                             static_cast<uint32_t>(module.size()));
-        text->append(module);
-        last_module_index = static_cast<uint32_t>(modules.size());
+  constexpr size_t kBuf = 256 << 10;
+  std::unique_ptr<char[]> buf(new char[kBuf]);  // not cleared: only what was read is used
+  size_t have = 0;  // bytes in buf, from its start
+  bool eof = false;
+  while (!eof || have > 0) {
+    if (!eof) {
+      ssize_t got = read(fd, buf.get() + have, kBuf - have);
+      if (got < 0) {
+        if (errno == EINTR)
+          continue;
+        return Error::Sys(path, errno, "read");
       }
-      module_index = last_module_index;
+      if (got == 0)
+        eof = true;
+      have += static_cast<size_t>(got);
     }
-    pending.push_back({addr, static_cast<uint32_t>(text->size()),
-                       static_cast<uint32_t>(name_end - name_start), module_index});
-    text->append(line.substr(name_start, name_end - name_start));
+    // Every whole line in buf (at the end of the file, the last line without its newline too).
+    size_t pos = 0;
+    while (pos < have) {
+      const char* nl = static_cast<const char*>(memchr(buf.get() + pos, '\n', have - pos));
+      if (nl == nullptr && !eof)
+        break;
+      size_t end = nl != nullptr ? static_cast<size_t>(nl - buf.get()) : have;
+      std::string_view line(buf.get() + pos, end - pos);
+      pos = nl != nullptr ? end + 1 : have;
+      lineno++;
+      // "ffffffff81000000 T _text" and, for modules, "... t name\t[module]".
+      auto bad = [&] {
+        return Error(path + ":" + std::to_string(lineno), "malformed kallsyms line");
+      };
+      size_t i = 0;
+      uint64_t addr = 0;
+      for (; i < line.size() && isxdigit(static_cast<unsigned char>(line[i])); i++) {
+        char c = line[i];
+        addr = addr << 4 | static_cast<uint64_t>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+      }
+      if (i == 0 || i > 16 || i + 3 >= line.size() || line[i] != ' ' || line[i + 2] != ' ')
+        return bad();
+      char type = line[i + 1];
+      size_t name_start = i + 3;
+      size_t name_end = line.find_first_of(" \t", name_start);
+      if (name_end == std::string_view::npos)
+        name_end = line.size();
+      std::string_view module;
+      size_t open_at = line.find('[', name_end);
+      if (open_at != std::string_view::npos) {
+        size_t close_at = line.find(']', open_at);
+        if (close_at == std::string_view::npos)
+          return bad();
+        module = line.substr(open_at + 1, close_at - open_at - 1);
+      }
+      if (addr != 0)
+        any_nonzero = true;
+      // Only code: data symbols would name samples that cannot be in data.
+      if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+        continue;
+      if (name_end - name_start > UINT16_MAX || k.modules_.size() >= UINT16_MAX)
+        return bad();
+      if (!module.empty() && module != last_module) {
+        k.modules_.emplace_back(static_cast<uint32_t>(k.names_.size()),
+                                static_cast<uint32_t>(module.size()));
+        k.names_.append(module);
+        last_module.assign(module);
+      }
+      k.symbols_.push_back({addr, static_cast<uint32_t>(k.names_.size()),
+                            static_cast<uint16_t>(name_end - name_start),
+                            static_cast<uint16_t>(module.empty() ? 0 : k.modules_.size())});
+      k.names_.append(line.substr(name_start, name_end - name_start));
+    }
+    // The partial line to the front of buf; a line longer than buf is not kallsyms.
+    if (pos == 0 && have == kBuf) {
+      lineno++;
+      return Error(path + ":" + std::to_string(lineno), "malformed kallsyms line");
+    }
+    memmove(buf.get(), buf.get() + pos, have - pos);
+    have -= pos;
   }
-  if (ferror(f.get()))
-    return Error::Sys(path, errno, "read");
   if (!any_nonzero)
-    return k;
-  text->shrink_to_fit();
-  k.text_ = text;
-  const std::string_view all(*text);
-  k.symbols_.reserve(pending.size());
-  for (const Pending& p : pending) {
-    std::string_view module;
-    if (p.module != 0)
-      module = all.substr(modules[p.module - 1].first, modules[p.module - 1].second);
-    k.symbols_.push_back({p.addr, all.substr(p.name, p.name_len), module});
-  }
+    return Kallsyms();
   // The kernel lists its symbols mostly in order: sorting is then one pass.
-  auto by_addr = [](const Symbol& a, const Symbol& b) { return a.addr < b.addr; };
+  auto by_addr = [](const Packed& a, const Packed& b) { return a.addr < b.addr; };
   if (!std::is_sorted(k.symbols_.begin(), k.symbols_.end(), by_addr))
     std::stable_sort(k.symbols_.begin(), k.symbols_.end(), by_addr);
   return k;
 }
 
-const Kallsyms::Symbol* Kallsyms::Lookup(uint64_t addr) const {
+std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
-                             [](uint64_t a, const Symbol& s) { return a < s.addr; });
+                             [](uint64_t a, const Packed& s) { return a < s.addr; });
   if (it == symbols_.begin())
-    return nullptr;
+    return std::nullopt;
   --it;
   if (std::next(it) == symbols_.end() && addr - it->addr >= kMaxSymbolSize)
-    return nullptr;
-  return &*it;
+    return std::nullopt;
+  const std::string_view all(names_);
+  Symbol s;
+  s.addr = it->addr;
+  s.name = all.substr(it->name, it->name_len);
+  if (it->module != 0)
+    s.module = all.substr(modules_[it->module - 1].first, modules_[it->module - 1].second);
+  return s;
 }
 
 }  // namespace pbid

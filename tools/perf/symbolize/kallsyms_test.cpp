@@ -34,8 +34,8 @@ TEST(KallsymsTest, LooksUpTextSymbolsOnly) {
   EXPECT_EQ("helper", k->Lookup(0xffffffff810001ff)->name);
   EXPECT_EQ("do_work", k->Lookup(0xffffffff81000200)->name);
   EXPECT_EQ("mymod", k->Lookup(0xffffffffc0000010)->module);
-  EXPECT_EQ(nullptr, k->Lookup(0xffffffff80ffffff));  // below the first symbol
-  EXPECT_EQ(nullptr, k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize));
+  EXPECT_FALSE(k->Lookup(0xffffffff80ffffff));  // below the first symbol
+  EXPECT_FALSE(k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize));
 }
 
 TEST(KallsymsTest, HiddenAddressesAreNotUsable) {
@@ -43,7 +43,7 @@ TEST(KallsymsTest, HiddenAddressesAreNotUsable) {
   auto k = Kallsyms::Load(Write(tmp, "0000000000000000 T _stext\n0000000000000000 T do_work\n"));
   ASSERT_TRUE(k.ok());
   EXPECT_FALSE(k->usable());
-  EXPECT_EQ(nullptr, k->Lookup(0x10));
+  EXPECT_FALSE(k->Lookup(0x10));
 }
 
 TEST(KallsymsTest, MalformedLineIsAnErrorNamingTheLine) {
@@ -71,7 +71,7 @@ TEST(KallsymsTest, ProcKallsymsNamesAKnownFunction) {
   ASSERT_EQ(0, r.exit_code) << r.output;
   uint64_t addr = std::stoull(r.output.substr(0, r.output.find(' ')), nullptr, 16);
   auto sym = k->Lookup(addr + 1);
-  ASSERT_NE(nullptr, sym);
+  ASSERT_TRUE(sym);
   // Aliases at the same address are possible; the address is what must match.
   EXPECT_EQ(addr, sym->addr);
 }

@@ -73,7 +73,7 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
     Decide(km);
   Named n;
   if (kallsyms_) {
-    if (const Kallsyms::Symbol* sym = kallsyms_->Lookup(ip)) {
+    if (std::optional<Kallsyms::Symbol> sym = kallsyms_->Lookup(ip)) {
       n.module = std::string(sym->module);
       n.frames.push_back(SourceFrame{std::string(sym->name), "", "", 0, 0});
     }

@@ -25,33 +25,28 @@ uint32_t NameTable::Id(std::string_view text) {
   return id;
 }
 
+uint32_t Profile::HashFrame(const ProfileFrame& f) {
+  uint64_t h = (static_cast<uint64_t>(f.dso) << 32 | f.symbol) * 0x9e3779b97f4a7c15ull;
+  h ^= f.address * 0xc2b2ae3d27d4eb4full;
+  h ^= static_cast<uint64_t>(f.kind) << 8 | static_cast<uint64_t>(f.inlined);
+  return IdTable::Fold(h);
+}
+
 uint32_t Profile::FrameId(const ProfileFrame& f) {
-  auto [it, added] = frame_ids_.try_emplace(f, static_cast<uint32_t>(frames_.size()));
+  auto [id, added] = frame_ids_.Insert(HashFrame(f), static_cast<uint32_t>(frames_.size()),
+                                       [&](uint32_t i) { return frames_[i] == f; });
   if (added)
     frames_.push_back(f);
-  return it->second;
+  return id;
 }
 
-size_t Profile::HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
-                          const std::vector<uint32_t>& frames) {
-  size_t h = (static_cast<size_t>(ev) << 48) ^ (static_cast<size_t>(comm) << 24) ^
-             static_cast<uint32_t>(pid) ^ (static_cast<size_t>(self) << 32);
+uint32_t Profile::HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
+                            const std::vector<uint32_t>& frames) {
+  uint64_t h = (static_cast<uint64_t>(ev) << 48) ^ (static_cast<uint64_t>(comm) << 24) ^
+               static_cast<uint32_t>(pid) ^ (static_cast<uint64_t>(self) << 32);
   for (uint32_t f : frames)
     h = (h * 1000003u) ^ f;
-  return h;
-}
-
-bool Profile::StackRefEqual::operator()(const StackRef& a, const StackRef& b) const noexcept {
-  if (a.ev != b.ev || a.hash != b.hash)
-    return false;
-  const auto& stacks = profile->events_[a.ev].stacks;
-  const ProfileStack& x = stacks[a.index];
-  const ProfileStack& y = stacks[b.index];
-  if (x.pid != y.pid || x.comm != y.comm || x.self != y.self || x.depth != y.depth)
-    return false;
-  const uint32_t* fx = profile->StackFrames(x);
-  const uint32_t* fy = profile->StackFrames(y);
-  return std::equal(fx, fx + x.depth, fy);
+  return IdTable::Fold(h);
 }
 
 // Room for n frames in one block; *first is where they start.
@@ -61,7 +56,8 @@ uint32_t* Profile::Reserve(size_t n, uint32_t* first) {
       used_ / kBlock >= blocks_.size()) {
     if (!blocks_.empty() && in_block != 0)
       used_ += kBlock - in_block;  // the rest of this block stays unused
-    blocks_.push_back(std::make_unique<uint32_t[]>(kBlock));
+    // Not cleared: a block's pages are touched only as stacks fill it.
+    blocks_.push_back(std::unique_ptr<uint32_t[]>(new uint32_t[kBlock]));
     used_ = static_cast<uint32_t>((blocks_.size() - 1) * kBlock);
   }
   *first = used_;
@@ -74,23 +70,27 @@ void Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint3
   EventProfile& e = events_[ev];
   e.samples += samples;
   e.period += period;
-  // The stack goes where a new one would go; if it is there already, it is taken back.
-  ProfileStack s;
-  s.pid = pid;
-  s.comm = comm;
-  s.self = self;
-  s.depth = static_cast<uint32_t>(frames.size());
-  const uint32_t before = used_;
-  std::copy(frames.begin(), frames.end(), Reserve(frames.size(), &s.first));
-  e.stacks.push_back(s);
-  StackRef ref{static_cast<uint32_t>(ev), static_cast<uint32_t>(e.stacks.size() - 1),
-               HashStack(static_cast<uint32_t>(ev), pid, comm, self, frames)};
-  auto [it, added] = stack_ids_.insert(ref);
-  if (!added) {
-    e.stacks.pop_back();
-    used_ = before;
+  if (stack_ids_.size() < events_.size())
+    stack_ids_.resize(events_.size());
+  const uint32_t depth = static_cast<uint32_t>(frames.size());
+  auto same = [&](uint32_t i) {
+    const ProfileStack& x = e.stacks[i];
+    return x.pid == pid && x.comm == comm && x.self == self && x.depth == depth &&
+           std::equal(frames.begin(), frames.end(), StackFrames(x));
+  };
+  auto [index, added] =
+      stack_ids_[ev].Insert(HashStack(static_cast<uint32_t>(ev), pid, comm, self, frames),
+                            static_cast<uint32_t>(e.stacks.size()), same);
+  if (added) {
+    ProfileStack s;
+    s.pid = pid;
+    s.comm = comm;
+    s.self = self;
+    s.depth = depth;
+    std::copy(frames.begin(), frames.end(), Reserve(frames.size(), &s.first));
+    e.stacks.push_back(s);
   }
-  ProfileStack& kept = e.stacks[it->index];
+  ProfileStack& kept = e.stacks[index];
   kept.samples += samples;
   kept.period += period;
 }

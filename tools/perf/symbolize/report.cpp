@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <deque>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 
 #include "pbid/build_id.h"
 #include "pbid/events.h"
@@ -37,26 +37,26 @@ std::string EventName(const EventAttr& a) {
   return "events";
 }
 
-// An address of a file (the session's DSO: its path and build ID), symbolized once for every
-// frame that has it. The DSO's index stands for its build ID: hashing two integers is what a
-// frame costs.
-struct SymKey {
-  size_t dso;
-  uint64_t addr;
-  bool operator==(const SymKey& o) const { return addr == o.addr && dso == o.dso; }
+// What an address of a file (the session's DSO: its path and build ID) became, worked out once
+// for every frame that has it. The DSO's index stands for its build ID: hashing two integers is
+// what a frame costs.
+struct SymEntry {
+  uint64_t offset = 0;
+  uint32_t dso = 0;
+  // Its profile frames (inlined ones first when they are shown), in Impl::named_frames;
+  // count 0 when nothing named it.
+  uint32_t first = 0, count = 0;
+  // Unnamed, the frames perf keeps it apart by: the sample's own entry by the offset, and in a
+  // call chain by the sampled address, which differs between two mappings of one file (the
+  // last address seen, and its frame).
+  uint32_t self = IdTable::kNone;
+  uint32_t chain = IdTable::kNone;
+  uint64_t chain_ip = 0;
 };
-struct SymKeyHash {
-  size_t operator()(const SymKey& k) const noexcept {
-    return (k.dso * 0x9e3779b97f4a7c15ull) ^ (k.addr * 0xc2b2ae3d27d4eb4full);
-  }
-};
-// What one address became: its profile frames (inlined ones first when they are shown) and,
-// for pprof, the source frames.
-struct CachedSymbol {
-  Symbolization s;               // emptied once the frames are made, unless pprof needs it
-  std::vector<uint32_t> frames;  // Profile frame ids, innermost first; empty until first use
-  bool named = false;            // frames hold the names
-};
+
+uint32_t HashAddress(uint64_t dso, uint64_t addr) {
+  return IdTable::Fold((dso * 0x9e3779b97f4a7c15ull) ^ (addr * 0xc2b2ae3d27d4eb4full));
+}
 
 }  // namespace
 
@@ -72,18 +72,29 @@ struct Report::Impl {
   std::unique_ptr<Unwinder> unwinder;
   Profile profile;
   SymbolDetail detail = SymbolDetail::kFunction;
-  // Every user address symbolized, by module: a few hundred bytes per distinct address of the
-  // recording (its frames' names), for the whole report.
-  std::unordered_map<SymKey, CachedSymbol, SymKeyHash> sym_cache;
-  // Kernel addresses, named once each: their frame ids and pprof location.
+  // Every user address symbolized, by module and file offset (sym_ids finds them), for the
+  // whole report: a few dozen bytes per distinct address of the recording. pprof also keeps
+  // each one's source frames (sym_sources, by the same index).
+  std::deque<SymEntry> syms;
+  IdTable sym_ids;
+  std::deque<Symbolization> sym_sources;
+  // Kernel addresses, named once each (kernel_ids finds them by address): their frames and
+  // pprof location.
   struct KernelFrame {
-    std::vector<uint32_t> frames;
+    uint64_t ip = 0;
+    uint32_t first = 0, count = 0;  // in named_frames
     uint64_t location = 0;
   };
-  std::unordered_map<uint64_t, KernelFrame> kernel_cache;
+  std::deque<KernelFrame> kernel_frames;
+  IdTable kernel_ids;
+  // The frames of every named address, user and kernel.
+  std::deque<uint32_t> named_frames;
   // The last kernel address and its entry: samples in a loop or idle repeat it.
   uint64_t last_kernel_ip = 0;
   const KernelFrame* last_kernel = nullptr;
+  // Each DSO's path as a profile name, by the session's DSO index (kNone until first asked).
+  std::vector<uint32_t> dso_names;
+  uint32_t DsoName(const Mapping& m);
   uint32_t unknown_dso = 0;
   uint32_t empty_comm = 0;
 
@@ -92,8 +103,8 @@ struct Report::Impl {
   uint32_t CommId(int32_t pid);
   void AddKernel(uint64_t ip);
   void AddUnmapped(uint64_t ip);
-  uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind,
-                  std::vector<uint32_t>& out);
+  // Appends the profile frames of src to named_frames; returns how many.
+  uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
 
   // OnSample's, kept to spare allocations per sample.
@@ -117,10 +128,18 @@ uint32_t Report::Impl::Unnamed(uint32_t dso, uint64_t address, FrameKind kind) {
   return profile.FrameId(f);
 }
 
+uint32_t Report::Impl::DsoName(const Mapping& m) {
+  if (m.dso >= dso_names.size())
+    dso_names.resize(m.dso + 1, IdTable::kNone);
+  uint32_t& id = dso_names[m.dso];
+  if (id == IdTable::kNone)
+    id = profile.names().Id(m.path);
+  return id;
+}
+
 // The profile frames of a named address: the real function last, its inlined frames before it
 // when they are shown.
-uint32_t Report::Impl::Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind,
-                              std::vector<uint32_t>& out) {
+uint32_t Report::Impl::Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind) {
   size_t first = options.inline_frames ? 0 : src.size() - 1;
   for (size_t i = first; i < src.size(); i++) {
     ProfileFrame f;
@@ -128,9 +147,9 @@ uint32_t Report::Impl::Frames(const std::vector<SourceFrame>& src, uint32_t dso,
     f.symbol = profile.names().Id(src[i].function);
     f.kind = kind;
     f.inlined = i + 1 < src.size();
-    out.push_back(profile.FrameId(f));
+    named_frames.push_back(profile.FrameId(f));
   }
-  return static_cast<uint32_t>(out.size());
+  return static_cast<uint32_t>(src.size() - first);
 }
 
 void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
@@ -139,52 +158,63 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   // next one there, in perf too); the DWARF unwinder's callers come already moved back into
   // the call instruction (below), as perf's libdw unwinder moves them.
   const uint64_t offset = ip - m.start + m.pgoff;
-  CachedSymbol* c = nullptr;
-  CachedSymbol none;  // no build ID: nothing is looked up, nothing is named
-  if (m.build_id) {
-    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, offset});
-    c = &it->second;
+  const uint32_t dso = DsoName(m);
+  const FrameKind kind =
+      m.build_id || !m.file_ids.empty() ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
+  SymEntry none;  // no build ID: nothing is looked up, nothing is named
+  SymEntry* c = &none;
+  size_t index = 0;
+  if (m.build_id || !m.file_ids.empty()) {
+    const uint32_t h = HashAddress(m.dso, offset);
+    auto [i, added] = sym_ids.Insert(h, static_cast<uint32_t>(syms.size()), [&](uint32_t j) {
+      return syms[j].offset == offset && syms[j].dso == m.dso;
+    });
+    index = i;
     if (added) {
-      auto r = symbolizer->SymbolizeOffset(*m.build_id, m.path, offset, detail);
+      syms.emplace_back();
+      SymEntry& e = syms.back();
+      e.offset = offset;
+      e.dso = static_cast<uint32_t>(m.dso);
+      // The DSO's index stands for its file identity as for a build ID: one cache.
+      auto r = m.build_id
+                   ? symbolizer->SymbolizeOffset(*m.build_id, m.path, offset, detail)
+                   : symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, offset, detail);
       // A corrupt debug file must not end the report: the frame stays unsymbolized.
+      Symbolization s;
       if (r.ok())
-        c->s = std::move(*r);
-    }
-  } else if (!m.file_ids.empty()) {
-    // The DSO's index stands for its file identity as for a build ID: one cache.
-    auto [it, added] = sym_cache.try_emplace(SymKey{m.dso, offset});
-    c = &it->second;
-    if (added) {
-      auto r = symbolizer->SymbolizeOffsetByFile(m.file_ids, m.path, offset, detail);
-      if (r.ok())
-        c->s = std::move(*r);
-    }
-  } else {
-    c = &none;
-  }
-  const bool ok = c->named || (c->s.status == SymbolizeStatus::kOk && !c->s.frames.empty());
-  if (ok) {
-    if (c->frames.empty()) {
-      Frames(c->s.frames, profile.names().Id(m.path), FrameKind::kUser, c->frames);
-      c->named = true;
+        s = std::move(*r);
+      if (s.status == SymbolizeStatus::kOk && !s.frames.empty()) {
+        e.first = static_cast<uint32_t>(named_frames.size());
+        e.count = Frames(s.frames, dso, FrameKind::kUser);
+      }
       // The names are in the profile now; only pprof needs the source frames again.
-      if (!pprof)
-        c->s = Symbolization{};
+      if (pprof)
+        sym_sources.push_back(std::move(s));
     }
-    frames.insert(frames.end(), c->frames.begin(), c->frames.end());
+    c = &syms[index];
+  }
+  const bool ok = c->count != 0;
+  if (ok) {
+    auto from = named_frames.begin() + c->first;
+    frames.insert(frames.end(), from, from + c->count);
     if (leaf)
-      self_frame = c->frames.back();
+      self_frame = named_frames[c->first + c->count - 1];
   } else {
     // Unnamed, perf keeps each address apart: in a call chain the sampled address, and for
     // the sample's own entry the address within the mapping.
-    uint32_t dso = profile.names().Id(m.path);
-    FrameKind kind =
-        m.build_id || !m.file_ids.empty() ? FrameKind::kUnsymbolized : FrameKind::kNoBuildId;
     // Without call chains the stack is the sample's own entry (below): no second frame.
-    if (options.callchains)
-      frames.push_back(Unnamed(dso, ip, kind));
-    if (leaf)
-      self_frame = Unnamed(dso, offset, kind);
+    if (options.callchains) {
+      if (c->chain == IdTable::kNone || c->chain_ip != ip) {
+        c->chain = Unnamed(dso, ip, kind);
+        c->chain_ip = ip;
+      }
+      frames.push_back(c->chain);
+    }
+    if (leaf) {
+      if (c->self == IdTable::kNone)
+        c->self = Unnamed(dso, offset, kind);
+      self_frame = c->self;
+    }
   }
   if (pprof) {
     // The best identity: GNU, else Go, else the file hash, its kind named (pprof_writer.h).
@@ -192,51 +222,55 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     uint64_t mid =
         pprof->AddMapping({m.start, m.end, m.pgoff, m.path, best.value,
                            best.kind == IdentityKind::kNone ? "" : IdentityKindName(best.kind)});
-    locs.push_back(pprof->AddLocation(mid, ip, ok ? c->s.frames : std::vector<SourceFrame>{}));
+    locs.push_back(pprof->AddLocation(
+        mid, ip, ok ? sym_sources[index].frames : std::vector<SourceFrame>{}));
   }
 }
 
 void Report::Impl::AddKernel(uint64_t ip) {
-  if (last_kernel != nullptr && ip == last_kernel_ip) {
-    if (frames.empty())
-      self_frame = last_kernel->frames.back();
-    frames.insert(frames.end(), last_kernel->frames.begin(), last_kernel->frames.end());
-    if (pprof)
-      locs.push_back(last_kernel->location);
-    return;
-  }
-  auto [it, added] = kernel_cache.try_emplace(ip);
-  KernelFrame& k = it->second;
-  last_kernel_ip = ip;
-  last_kernel = &k;  // unordered_map nodes do not move
-  if (added) {
-    const Mapping* km = session->Find(-1, ip, true);
-    KernelSymbols::Named n = kernel->Lookup(km, ip, detail);
-    if (n.frames.empty()) {
-      // No trustworthy kernel symbols: one [kernel] frame; pprof keeps the addresses.
-      ProfileFrame f;
-      f.dso = profile.names().Id("[kernel]");
-      f.symbol = f.dso;
-      f.kind = FrameKind::kKernel;
-      k.frames.push_back(profile.FrameId(f));
-    } else {
-      uint32_t dso =
-          profile.names().Id(n.module.empty() ? std::string(kKernelDsoName) : "[" + n.module + "]");
-      Frames(n.frames, dso, FrameKind::kKernel, k.frames);
-    }
-    if (pprof) {
-      uint64_t mid = 0;
-      if (km != nullptr) {
-        mid = pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
-                                 km->build_id ? km->build_id->ToHex() : "",
-                                 km->build_id ? "gnu" : ""});
+  if (last_kernel == nullptr || ip != last_kernel_ip) {
+    auto [i, added] =
+        kernel_ids.Insert(IdTable::Fold(ip * 0x9e3779b97f4a7c15ull),
+                          static_cast<uint32_t>(kernel_frames.size()),
+                          [&](uint32_t j) { return kernel_frames[j].ip == ip; });
+    if (added) {
+      kernel_frames.emplace_back();
+      KernelFrame& k = kernel_frames.back();
+      k.ip = ip;
+      k.first = static_cast<uint32_t>(named_frames.size());
+      const Mapping* km = session->Find(-1, ip, true);
+      KernelSymbols::Named n = kernel->Lookup(km, ip, detail);
+      if (n.frames.empty()) {
+        // No trustworthy kernel symbols: one [kernel] frame; pprof keeps the addresses.
+        ProfileFrame f;
+        f.dso = profile.names().Id("[kernel]");
+        f.symbol = f.dso;
+        f.kind = FrameKind::kKernel;
+        named_frames.push_back(profile.FrameId(f));
+        k.count = 1;
+      } else {
+        uint32_t dso = profile.names().Id(
+            n.module.empty() ? std::string(kKernelDsoName) : "[" + n.module + "]");
+        k.count = Frames(n.frames, dso, FrameKind::kKernel);
       }
-      k.location = pprof->AddLocation(mid, ip, n.frames);
+      if (pprof) {
+        uint64_t mid = 0;
+        if (km != nullptr) {
+          mid = pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
+                                   km->build_id ? km->build_id->ToHex() : "",
+                                   km->build_id ? "gnu" : ""});
+        }
+        k.location = pprof->AddLocation(mid, ip, n.frames);
+      }
     }
+    last_kernel_ip = ip;
+    last_kernel = &kernel_frames[i];  // deque elements do not move
   }
+  const KernelFrame& k = *last_kernel;
+  auto from = named_frames.begin() + k.first;
   if (frames.empty())
-    self_frame = k.frames.back();
-  frames.insert(frames.end(), k.frames.begin(), k.frames.end());
+    self_frame = named_frames[k.first + k.count - 1];
+  frames.insert(frames.end(), from, from + k.count);
   if (pprof)
     locs.push_back(k.location);
 }
@@ -465,6 +499,22 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof->SetTime(0, static_cast<int64_t>(last_time - first_time));
   }
   rep->symbol_coverage_ = im.symbolizer->Coverage();
+  // What only the building needed goes before the views are drawn, so that their memory and
+  // this do not add up: the replay, the open modules and their symbol tables, kallsyms, the
+  // caches of addresses (pprof keeps its own copy of what it needs), and the file's pages.
+  im.unwinder.reset();
+  im.kernel.reset();
+  im.symbolizer.reset();
+  im.session.reset();
+  im.last_kernel = nullptr;
+  std::deque<SymEntry>().swap(im.syms);
+  im.sym_ids = IdTable();
+  std::deque<Symbolization>().swap(im.sym_sources);
+  std::deque<Impl::KernelFrame>().swap(im.kernel_frames);
+  im.kernel_ids = IdTable();
+  std::deque<uint32_t>().swap(im.named_frames);
+  std::vector<uint32_t>().swap(im.dso_names);
+  reader.ReleasePages();
   return rep;
 }
 

@@ -13,8 +13,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include "pbid/symbolize/id_table.h"
 
 namespace pbid {
 
@@ -84,7 +85,7 @@ struct EventProfile {
 class Profile {
  public:
   Profile() = default;
-  // The stack set refers to its profile: a profile is not copied or moved.
+  // A profile is the largest thing a report keeps: it is not copied.
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
@@ -108,41 +109,21 @@ class Profile {
   }
 
  private:
-  struct FrameHash {
-    size_t operator()(const ProfileFrame& f) const noexcept {
-      return (static_cast<size_t>(f.dso) * 1000003u) ^ f.symbol ^
-             (f.address * 0x9e3779b97f4a7c15ull) ^ (static_cast<size_t>(f.kind) << 29) ^
-             (static_cast<size_t>(f.inlined) << 31);
-    }
-  };
-  // A stack is found again by its event, pid, comm, own entry and frames. The set holds where
-  // each stack is, not a copy of it: its frames are compared where they are kept.
-  struct StackRef {
-    uint32_t ev, index;
-    size_t hash;
-  };
-  struct StackRefHash {
-    size_t operator()(const StackRef& r) const noexcept { return r.hash; }
-  };
-  struct StackRefEqual {
-    const Profile* profile;
-    bool operator()(const StackRef& a, const StackRef& b) const noexcept;
-  };
-  static size_t HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
-                          const std::vector<uint32_t>& frames);
+  static uint32_t HashFrame(const ProfileFrame& f);
+  static uint32_t HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
+                            const std::vector<uint32_t>& frames);
 
   NameTable names_;
-  std::vector<ProfileFrame> frames_;
-  std::unordered_map<ProfileFrame, uint32_t, FrameHash> frame_ids_;
+  std::deque<ProfileFrame> frames_;  // a deque: growing never holds two copies
+  IdTable frame_ids_;                // frames_ by value
   std::vector<EventProfile> events_;
+  std::vector<IdTable> stack_ids_;  // each event's stacks, found again by their contents
   // The stacks' frames, in blocks that never move: a vector's doublings would hold the old
   // and the new buffer at once, the profile's largest peak. A stack never straddles two.
   static constexpr uint32_t kBlock = 1u << 18;  // frames per block (1 MiB)
   uint32_t* Reserve(size_t n, uint32_t* first);
   std::vector<std::unique_ptr<uint32_t[]>> blocks_;
   uint32_t used_ = 0;  // frames used in all blocks, counting the unused ends of full ones
-  std::unordered_set<StackRef, StackRefHash, StackRefEqual> stack_ids_{
-      64, StackRefHash{}, StackRefEqual{this}};
 };
 
 }  // namespace pbid
