@@ -23,16 +23,6 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(readlink -f "$OUT")
 cd "$OUT"
-server=
-cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; }
-trap cleanup EXIT
-
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 # The table rows of a report (no comments, no blank lines).
 rows() { grep -v '^#' | grep -v '^[[:space:]]*$' || true; }
 

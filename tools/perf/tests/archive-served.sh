@@ -13,20 +13,11 @@ set -euo pipefail
 . "$(dirname "$0")/util/fleet.sh"
 PB=$(readlink -f "$1")
 D=$(readlink -f "$2")
-server=
-cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; }
-trap cleanup EXIT
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "ok - host: $what"; else echo "not ok - host: $what"; fail=1; fi
-}
 user_rows() { awk '$4 == "[.]"' "$1" | sort; }
 named_user_rows() { awk '$4 == "[.]" && $5 !~ /^0x/' "$1" | sort; }
 
 for f in run.data reference.txt churn.txt; do
-	[ -s "$D/$f" ] || { echo "not ok - host: the guest wrote $f"; exit 1; }
+	[ -s "$D/$f" ] || { echo "FAIL: the guest wrote $f"; exit 1; }
 done
 files=$(find "$D/archive" -type f | wc -l)
 bytes=$(find "$D/archive" -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
@@ -48,7 +39,7 @@ check "record --archive kept $have of $total short-lived children's files" \
 
 # The server, probed with the workload's executable (replaced at its path while recording).
 wl_id=$("$PB" buildid-list -i "$D/run.data" | awk '$2 ~ /pbid-workload$/ { print $1; exit }')
-[ -n "$wl_id" ] || { echo "not ok - host: the recording names pbid-workload"; exit 1; }
+[ -n "$wl_id" ] || { echo "FAIL: the recording names pbid-workload"; exit 1; }
 mkdir -p "$D/host"
 start_debuginfod "$D/archive" "$D/host" "$wl_id" || exit 1
 fetched=0 stored=0

@@ -11,6 +11,7 @@
 #
 # Usage: identities.sh PERF-BUILDID WORKDIR
 set -euo pipefail
+. "$(dirname "$0")/util/tap.sh"
 PB=$1
 W=$2
 SRC=$(cd "$(dirname "$0")/identities" && pwd)
@@ -23,11 +24,6 @@ mkdir -p "$W"
 . "$W/expected"
 cd "$W"
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
 echo "TAP version 13"
 check "the Go program has no GNU build-ID note" bash -c "! readelf -n '$W/gospin' | grep -q NT_GNU_BUILD_ID"

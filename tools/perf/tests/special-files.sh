@@ -22,6 +22,8 @@
 #
 # Usage: special-files.sh PERF-BUILDID PBID-SPECIAL LIBRARY WORKDIR
 set -euo pipefail
+. "$(dirname "$0")/util/tap.sh"
+. "$(dirname "$0")/util/file-hash.sh"
 PB=$1
 SP=$2
 LIB=$3
@@ -32,31 +34,12 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W"
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 to() { local f=$1; shift; "$@" >"$f" 2>"$f.err"; }  # to FILE CMD...: CMD's stdout in FILE
 
 if ! "$PB" record -q -o probe.data -F 99 -- true 2>probe.err; then
 	echo "1..0 # SKIP perf_event_open unavailable: $(head -1 probe.err)"
 	exit 77
 fi
-# The file hash of F as the recorder computes it (identities/prepare.sh): SHA-256 over the
-# first and the last 4 KiB and the length as 8 big-endian bytes, 16 bytes of it.
-ref_hash() {
-	local f=$1 size i
-	size=$(stat -c %s "$f")
-	{
-		head -c 4096 "$f"
-		tail -c 4096 "$f"
-		for i in 7 6 5 4 3 2 1 0; do
-			# shellcheck disable=SC2059 # the format is the byte, as an octal escape
-			printf "\\$(printf %03o $(((size >> (8 * i)) & 255)))"
-		done
-	} | sha256sum | cut -c1-32
-}
 LIB_ID=$(readelf -n "$LIB" | awk '/Build ID:/ { print $3; exit }')
 LIB_HASH=$(ref_hash "$LIB")
 echo "TAP version 13"

@@ -17,21 +17,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 command -v go >/dev/null || { echo "prepare.sh: go not installed" >&2; exit 77; }
 mkdir -p "$out/home"
 
-# The file hash as the OpenTelemetry specification defines it (profiles, mappings, "htlhash"):
-# SHA-256 over the first 4096 bytes, the last 4096 bytes (they may overlap; no padding) and
-# the length as a big-endian 64-bit integer, truncated to 16 bytes, in hex.
-ref_hash() {
-	local f=$1 size i
-	size=$(stat -c %s "$f")
-	{
-		head -c 4096 "$f"
-		tail -c 4096 "$f"
-		for i in 7 6 5 4 3 2 1 0; do
-			# shellcheck disable=SC2059 # the format is the byte, as an octal escape
-			printf "\\$(printf %03o $(((size >> (8 * i)) & 255)))"
-		done
-	} | sha256sum | cut -c1-32
-}
+. "$(dirname "$0")/../util/file-hash.sh"
 
 # Go's default (internal) linker, offline: no module, no proxy, a private cache.
 env GOFLAGS= GOPROXY=off GO111MODULE=off HOME="$out/home" GOCACHE="$out/gocache" \

@@ -2,8 +2,21 @@
 #
 # Sourced by the fleet tests (archive-roundtrip.sh, archive-served.sh): a real elfutils
 # debuginfod serving an archive on loopback, and a report that runs where none of the files a
-# recording names can be reached. The caller has `set -euo pipefail` and a cleanup trap that
-# kills "$server" when it is set.
+# recording names can be reached, and the checks' bookkeeping. The caller has
+# `set -euo pipefail`. Sourcing sets an EXIT trap that stops the server start_debuginfod
+# started.
+
+server=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true' EXIT
+
+# check DESCRIPTION COMMAND...: "ok: DESCRIPTION" when COMMAND succeeds, else "FAIL: ..." and
+# fail=1 (the caller exits with $fail).
+fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
 
 # start_debuginfod ARCHIVE WORKDIR PROBE_ID: `debuginfod -F ARCHIVE` on a free loopback port,
 # its database in WORKDIR; returns once the first scan serves PROBE_ID (a build ID stored in
