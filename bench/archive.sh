@@ -39,16 +39,10 @@ mkdir "$work/elves"
 for ((i = 1; i <= 1000; i++)); do cp "$work/mmap_storm" "$work/elves/e$i"; done
 cat >"$work/short.sh" <<EOF
 #!/bin/sh
+. "$root/bench/short-programs.sh"
 i=0
 while [ "\$i" -lt $short_n ]; do
-	case \$((i % 6)) in
-	0) ls /usr/bin >/dev/null ;;
-	1) sed -n 1p /etc/os-release >/dev/null ;;
-	2) awk 'BEGIN { s = 0; for (i = 0; i < 2000; i++) s += i }' </dev/null ;;
-	3) sort -n </etc/services >/dev/null ;;
-	4) cat /proc/self/maps >/dev/null ;;
-	*) id -u >/dev/null ;;
-	esac
+	short_program \$((i % 6))
 	i=\$((i + 1))
 done
 EOF

@@ -9,6 +9,7 @@
 # given one seed start the same programs in the same sequence; only how far they get in
 # SECONDS, and what else runs beside them, differ (bench/read.sh prints each file's shape).
 set -euo pipefail
+. "$(dirname "$0")/short-programs.sh"
 secs=${1:?usage: workload.sh SECONDS [SEED]}
 seed=${2:-1}
 end=$(( $(date +%s) + secs ))
@@ -26,14 +27,7 @@ pids+=("$!")
 (
 	RANDOM=$seed
 	while [ "$(date +%s)" -lt "$end" ]; do
-		case $((RANDOM % 6)) in
-		0) ls /usr/bin >/dev/null ;;
-		1) sed -n 1p /etc/os-release >/dev/null ;;
-		2) awk 'BEGIN { s = 0; for (i = 0; i < 2000; i++) s += i }' </dev/null ;;
-		3) sort -n </etc/services >/dev/null ;;
-		4) cat /proc/self/maps >/dev/null ;;
-		*) id -u >/dev/null ;;
-		esac
+		short_program $((RANDOM % 6))
 	done
 ) &
 pids+=("$!")

@@ -71,6 +71,15 @@ BuildId IdOf(const std::string& path) {
   return id.ok() ? *id : BuildId();
 }
 
+// The workload fixture copied to TMP/workload (a file the test may delete), with readelf's
+// build ID in *id.
+std::string CopyOfWorkload(const TempDir& tmp, BuildId* id) {
+  const std::string file = tmp.path() + "/workload";
+  EXPECT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
+  *id = IdOf(file);
+  return file;
+}
+
 SymbolizerOptions NoSystemSources() {
   SymbolizerOptions o;
   o.build_id_root.clear();
@@ -82,9 +91,8 @@ TEST(LiveArchiveTest, ADeletedFileIsCopiedThroughItsMapping) {
   if (!MapFilesReadable())
     GTEST_SKIP() << "/proc/PID/map_files needs CAP_SYS_ADMIN";
   TempDir tmp;
-  const std::string file = tmp.path() + "/workload";
-  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
-  const BuildId id = IdOf(file);
+  BuildId id;
+  const std::string file = CopyOfWorkload(tmp, &id);
   const std::string bytes = Slurp(file);
   Mapped m(file);
   ASSERT_NE(m.addr, nullptr);
@@ -140,9 +148,8 @@ TEST(LiveArchiveTest, EachBuildIdIsCopiedOnceAndSharedWithTheNextRecording) {
   if (!MapFilesReadable())
     GTEST_SKIP() << "/proc/PID/map_files needs CAP_SYS_ADMIN";
   TempDir tmp;
-  const std::string file = tmp.path() + "/workload";
-  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
-  const BuildId id = IdOf(file);
+  BuildId id;
+  const std::string file = CopyOfWorkload(tmp, &id);
   Mapped m1(file), m2(file);
   ASSERT_NE(m1.addr, nullptr);
   ASSERT_NE(m2.addr, nullptr);
@@ -167,9 +174,8 @@ TEST(LiveArchiveTest, AFileIsTriedAgainAtItsNextMapping) {
   if (!MapFilesReadable())
     GTEST_SKIP() << "/proc/PID/map_files needs CAP_SYS_ADMIN";
   TempDir tmp;
-  const std::string file = tmp.path() + "/workload";
-  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
-  const BuildId id = IdOf(file);
+  BuildId id;
+  const std::string file = CopyOfWorkload(tmp, &id);
   Mapped m(file);
   ASSERT_NE(m.addr, nullptr);
   ASSERT_EQ(unlink(file.c_str()), 0);
@@ -197,9 +203,8 @@ TEST(LiveArchiveTest, AFileIsTriedAgainAtItsNextMapping) {
 // because the inode the record names is still there.
 TEST(LiveArchiveTest, AnExitedProcessFileIsTakenFromItsPathIfItIsStillTheSameFile) {
   TempDir tmp;
-  const std::string file = tmp.path() + "/workload";
-  ASSERT_TRUE(CopyFile(FixturePath("workload.full"), file, true));
-  const BuildId id = IdOf(file);
+  BuildId id;
+  const std::string file = CopyOfWorkload(tmp, &id);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0)
