@@ -57,6 +57,8 @@ record_case() {
 			-- "$SP" "$@" >"$name.out" 2>"$name.rec" || rc=$?
 		return 0
 	fi
+	# The helper runs 4 s after "ready": a loaded machine may take a while to attach the
+	# recorder, and one that attaches after the helper is gone fails with ESRCH.
 	"$SP" "$@" >"$name.out" &
 	helper=$!
 	for ((i = 0; i < 100; i++)); do
@@ -129,14 +131,14 @@ for kind in fifo chr; do
 		if [ "$how" = cmd ]; then
 			record_case "$name" cmd replace "$kind" "$W/$name/lib.so" 600
 		else
-			record_case "$name" pid replace "$kind" "$W/$name/lib.so" 1500 hold
+			record_case "$name" pid replace "$kind" "$W/$name/lib.so" 4000 hold
 		fi
 		check_case "$name" "$W/$name/lib.so" "$LIB_ID" "$LIB_HASH"
 	done
 done
 record_case zero-cmd cmd zero 600
 check_case zero-cmd /dev/zero "" ""
-record_case zero-pid pid zero 1500
+record_case zero-pid pid zero 4000
 check_case zero-pid /dev/zero "" ""
 
 echo "1..$n"
