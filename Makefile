@@ -209,6 +209,15 @@ vm-exec-race: deps perf-buildid
 vm-archive: deps perf-buildid
 	@$(LAB)/vm-archive.sh $(KERNEL)
 
+# buildid_stress in a lab guest: mappings, in-place rewrites, truncation, holes, page-cache
+# drops, fork/exec churn and perf events with random attributes at once; every build ID in an
+# MMAP2 record checked against the versions its file had. KERNEL (default 5.10-buildid),
+# DURATION seconds, SEED to replay a run.
+.PHONY: stress
+DURATION ?= 60
+stress: deps
+	@$(LAB)/vm-stress.sh $(KERNEL) $(DURATION) $(SEED)
+
 # Removes build/ (the kernel caches outside the clone stay).
 clean:
 	rm -rf $(BUILD)

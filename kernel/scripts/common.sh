@@ -375,6 +375,23 @@ vm_payload_run() {
 	exec "$LAB_ROOT/kernel/scripts/vm-run.sh" -t 180 "$kname" "$work/payload" "$work/console.log"
 }
 
+# selftests_build SRC IMGDIR OUT: the perf_events selftests (and buildid_stress) built against
+# the parsed kernel's tree SRC and its exported headers in IMGDIR, objects in OUT/obj,
+# installed in OUT/payload/perf_events, the log in OUT/build.log. Sets SELFTESTS_MAKEVARS, the
+# make variables of that build. Dies when the build fails.
+selftests_build() {
+	local src=$1 imgdir=$2 out=$3 st=$LAB_ROOT/tools/testing/selftests/perf_events cross
+	SELFTESTS_MAKEVARS=(KSRC="$src" KHDR_INCLUDES="-isystem $imgdir/include" OUTPUT="$out/obj"
+		LDFLAGS=-static)
+	cross=$(arch_field cross)
+	[ "$cross" = - ] || SELFTESTS_MAKEVARS+=(ARCH="$(arch_field karch)" CROSS_COMPILE="$cross")
+	make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" all >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "selftests failed to build against $K_NAME"; }
+	make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" install \
+		INSTALL_PATH="$out/payload/perf_events" >>"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "selftest install failed"; }
+}
+
 # with_lock FILE CMD...: one kernel build at a time on this machine (2 cores).
 with_lock() {
 	local lock=$1; shift

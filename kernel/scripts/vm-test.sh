@@ -33,14 +33,8 @@ rm -rf "$out"
 mkdir -p "$out/obj" "$out/payload/perf_events" "$out/disk"
 
 progress "vm-test $kname" "build selftests"
-mkvars=(KSRC="$src" KHDR_INCLUDES="-isystem $imgdir/include" OUTPUT="$out/obj" LDFLAGS=-static)
-cross=$(arch_field cross)
-[ "$cross" = - ] || mkvars+=(ARCH="$(arch_field karch)" CROSS_COMPILE="$cross")
-make -s --no-print-directory -C "$st" "${mkvars[@]}" all >"$out/build.log" 2>&1 ||
-	{ cat "$out/build.log" >&2; die "selftests failed to build against $kname"; }
-make -s --no-print-directory -C "$st" "${mkvars[@]}" install INSTALL_PATH="$out/payload/perf_events" \
-	>>"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; die "selftest install failed"; }
-mapfile -t progs < <(make -s --no-print-directory -C "$st" "${mkvars[@]}" emit_tests |
+selftests_build "$src" "$imgdir" "$out"
+mapfile -t progs < <(make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" emit_tests |
 	sed -n 's/^perf_events://p')
 [ "${#progs[@]}" -gt 0 ] || die "no selftests listed by emit_tests"
 cp -a "$out/payload/perf_events" "$out/disk/perf_events"

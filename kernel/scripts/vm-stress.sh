@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# vm-stress.sh KERNEL [SECONDS [SEED]]: boots KERNEL and runs buildid_stress
+# (tools/testing/selftests/perf_events) for SECONDS (default 60) with SEED (default: the time),
+# on an ext4 disk, so that dropping pages from the page cache drops them. The console must stay
+# clean (vm-run.sh: no KASAN, lockdep, BUG, WARN or RCU stall report) and every build ID in an
+# MMAP2 record must be one its file had, or torn between two of them. The console is
+# build/vm-stress/KERNEL/console.log; the seed line replays a run.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+kname=$1 secs=${2:-60} seed=${3:-$(date +%s)}
+parse_name "$kname"
+image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname")
+imgdir=$(dirname "$image")
+out=$LAB_ROOT/build/vm-stress/$kname
+rm -rf "$out"
+mkdir -p "$out/obj" "$out/payload" "$out/disk"
+progress "vm-stress $kname" "build buildid_stress"
+selftests_build "$(cat "$imgdir/source")" "$imgdir" "$out"
+mv "$out/payload/perf_events/buildid_stress" "$out/payload/perf_events/buildid_fixtures" \
+	"$out/disk/"
+rm -rf "$out/payload/perf_events"
+cat >"$out/payload/run.sh" <<GUEST
+cd "\$LAB_BLOCK_DIR" && ./buildid_stress -t $secs -s $seed -d "\$LAB_BLOCK_DIR/files"
+GUEST
+"$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$out/disk" -m 1024 -t $((secs + 240)) "$kname" \
+	"$out/payload" "$out/console.log" || {
+	rc=$?
+	grep -E '^# |ok 1' "$out/console.log" >&2 || true
+	exit "$rc"
+}
+grep -E '^# |ok 1' "$out/console.log"
