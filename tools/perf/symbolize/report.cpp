@@ -101,8 +101,8 @@ struct Report::Impl {
   void AddUser(const Mapping& m, uint64_t ip, bool leaf);
   uint32_t Unnamed(uint32_t dso, uint64_t address, FrameKind kind);
   uint32_t CommId(int32_t pid);
-  void AddKernel(uint64_t ip);
-  void AddUnmapped(uint64_t ip);
+  void AddKernel(uint64_t ip, bool leaf);
+  void AddUnmapped(uint64_t ip, bool leaf);
   // Appends the profile frames of src to named_frames; returns how many.
   uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
@@ -112,6 +112,11 @@ struct Report::Impl {
   std::vector<uint32_t> frames;
   std::vector<uint64_t> locs;
   uint32_t self_frame = 0;  // the sample's own entry (ProfileStack::self)
+  // The flat table's stacks when neither pid nor command keeps them apart: a sample's stack is
+  // then its own entry alone, so each event's stack index is kept by that frame's id (kNone
+  // until its first sample), and a sample is counted without hashing its stack.
+  bool flat_by_self = false;
+  std::vector<std::vector<uint32_t>> flat_stacks;
 };
 
 // A sample of a task the kernel no longer gives a pid (it was exiting) has pid -1; perf's
@@ -195,8 +200,10 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   }
   const bool ok = c->count != 0;
   if (ok) {
-    auto from = named_frames.begin() + c->first;
-    frames.insert(frames.end(), from, from + c->count);
+    if (options.callchains) {
+      auto from = named_frames.begin() + c->first;
+      frames.insert(frames.end(), from, from + c->count);
+    }
     if (leaf)
       self_frame = named_frames[c->first + c->count - 1];
   } else {
@@ -227,7 +234,7 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   }
 }
 
-void Report::Impl::AddKernel(uint64_t ip) {
+void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
   if (last_kernel == nullptr || ip != last_kernel_ip) {
     auto [i, added] =
         kernel_ids.Insert(IdTable::Fold(ip * 0x9e3779b97f4a7c15ull),
@@ -267,17 +274,19 @@ void Report::Impl::AddKernel(uint64_t ip) {
     last_kernel = &kernel_frames[i];  // deque elements do not move
   }
   const KernelFrame& k = *last_kernel;
-  auto from = named_frames.begin() + k.first;
-  if (frames.empty())
+  if (leaf)
     self_frame = named_frames[k.first + k.count - 1];
-  frames.insert(frames.end(), from, from + k.count);
+  if (options.callchains) {
+    auto from = named_frames.begin() + k.first;
+    frames.insert(frames.end(), from, from + k.count);
+  }
   if (pprof)
     locs.push_back(k.location);
 }
 
-void Report::Impl::AddUnmapped(uint64_t ip) {
+void Report::Impl::AddUnmapped(uint64_t ip, bool leaf) {
   uint32_t id = Unnamed(unknown_dso, ip, FrameKind::kNoBuildId);
-  if (frames.empty())
+  if (leaf)
     self_frame = id;
   frames.push_back(id);
   if (pprof)
@@ -346,11 +355,11 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   for (size_t i = 0; i < ips.size(); i++) {
     auto [a, k] = ips[i];
     if (k) {
-      AddKernel(a);
+      AddKernel(a, i == 0);
     } else if (const Mapping* m = i == 0 ? ctx.mapping : session->Find(pid, a, false)) {
       AddUser(*m, a, i == 0);
     } else {
-      AddUnmapped(a);
+      AddUnmapped(a, i == 0);
     }
   }
 
@@ -380,8 +389,21 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   // Without call chains (a flat table) the stack is the frame the table shows.
   if (!options.callchains)
     frames.assign(1, self_frame);
-  profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm, frames,
-              self_frame, 1, period);
+  if (flat_by_self) {
+    if (flat_stacks.size() <= ev)
+      flat_stacks.resize(ev + 1);
+    std::vector<uint32_t>& by_self = flat_stacks[ev];
+    if (by_self.size() <= self_frame)
+      by_self.resize(std::max<size_t>(profile.frame_count(), self_frame + 1), IdTable::kNone);
+    uint32_t& stack = by_self[self_frame];
+    if (stack == IdTable::kNone)
+      stack = profile.Add(ev, 0, empty_comm, frames, self_frame, 1, period);
+    else
+      profile.AddTo(ev, stack, 1, period);
+  } else {
+    profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm,
+                frames, self_frame, 1, period);
+  }
 
   if (pprof) {
     std::vector<int64_t> values(attrs.size() + 1, 0);
@@ -416,6 +438,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.kernel = std::make_unique<KernelSymbols>(reader, *im.symbolizer, options.kallsyms_path);
   im.unknown_dso = im.profile.names().Id("[unknown]");
   im.empty_comm = im.profile.names().Id("");
+  im.flat_by_self = !options.callchains && !options.keep_pid && !options.keep_comm;
   SampleCoverage& cov = rep->coverage_;
 
   const std::vector<EventAttr>& attrs = reader.attrs();
@@ -514,6 +537,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.kernel_ids = IdTable();
   std::deque<uint32_t>().swap(im.named_frames);
   std::vector<uint32_t>().swap(im.dso_names);
+  std::vector<std::vector<uint32_t>>().swap(im.flat_stacks);
   reader.ReleasePages();
   return rep;
 }
