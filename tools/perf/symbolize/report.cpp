@@ -106,6 +106,13 @@ struct Report::Impl {
   // Appends the profile frames of src to named_frames; returns how many.
   uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
+  // The profile and the caches as before the first sample: at the start, and again when the
+  // replay starts over (Session::Process's on_restart). Each event's profile starts as its
+  // entry in events.
+  void Start();
+  std::vector<EventProfile> events;
+  // Forgets the caches of addresses, which only the building needs.
+  void DropCaches();
 
   // OnSample's, kept to spare allocations per sample.
   std::vector<std::pair<uint64_t, bool>> ips;
@@ -118,6 +125,27 @@ struct Report::Impl {
   bool flat_by_self = false;
   std::vector<std::vector<uint32_t>> flat_stacks;
 };
+
+void Report::Impl::Start() {
+  profile = Profile();
+  unknown_dso = profile.names().Id("[unknown]");
+  empty_comm = profile.names().Id("");
+  profile.events() = events;
+  DropCaches();
+}
+
+void Report::Impl::DropCaches() {
+  std::deque<SymEntry>().swap(syms);
+  sym_ids = IdTable();
+  std::deque<Symbolization>().swap(sym_sources);
+  std::deque<KernelFrame>().swap(kernel_frames);
+  kernel_ids = IdTable();
+  last_kernel_ip = 0;
+  last_kernel = nullptr;
+  std::deque<uint32_t>().swap(named_frames);
+  std::vector<uint32_t>().swap(dso_names);
+  std::vector<std::vector<uint32_t>>().swap(flat_stacks);
+}
 
 // A sample of a task the kernel no longer gives a pid (it was exiting) has pid -1; perf's
 // report names such a thread ":-1", as any thread it has no command for.
@@ -436,8 +464,6 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.symbolizer = std::move(*sym);
   im.session = std::make_unique<Session>(reader);
   im.kernel = std::make_unique<KernelSymbols>(reader, *im.symbolizer, options.kallsyms_path);
-  im.unknown_dso = im.profile.names().Id("[unknown]");
-  im.empty_comm = im.profile.names().Id("");
   im.flat_by_self = !options.callchains && !options.keep_pid && !options.keep_comm;
   SampleCoverage& cov = rep->coverage_;
 
@@ -457,8 +483,9 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
         return u.error();
       im.unwinder = std::move(*u);
     }
-    im.profile.events().push_back(std::move(e));
+    im.events.push_back(std::move(e));
   }
+  im.Start();
   if (options.want_pprof) {
     std::vector<PprofValueType> types = {{"samples", "count"}};
     for (const EventAttr& a : attrs)
@@ -492,6 +519,18 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
 
   uint64_t first_time = 0, last_time = 0;
   Status failed = Ok();
+  // The replay streams the file once, and starts over if it cannot keep to perf's order that
+  // way: what the samples built is then forgotten. Not with pprof or the unwinder, whose
+  // builders keep what they were given.
+  Session::RestartCallback restart;
+  if (!im.pprof && !im.unwinder) {
+    restart = [&] {
+      im.Start();
+      cov = SampleCoverage();
+      first_time = last_time = 0;
+      failed = Ok();
+    };
+  }
   Status st = im.session->Process([&](const SampleContext& ctx) {
     if (!failed.ok())
       return;
@@ -502,7 +541,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
       last_time = std::max(last_time, t);
     }
     failed = im.OnSample(ctx, cov);
-  });
+  }, nullptr, restart);
   if (!st.ok())
     return st.error();
   if (!failed.ok())
@@ -529,15 +568,8 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.kernel.reset();
   im.symbolizer.reset();
   im.session.reset();
-  im.last_kernel = nullptr;
-  std::deque<SymEntry>().swap(im.syms);
-  im.sym_ids = IdTable();
-  std::deque<Symbolization>().swap(im.sym_sources);
-  std::deque<Impl::KernelFrame>().swap(im.kernel_frames);
-  im.kernel_ids = IdTable();
-  std::deque<uint32_t>().swap(im.named_frames);
-  std::vector<uint32_t>().swap(im.dso_names);
-  std::vector<std::vector<uint32_t>>().swap(im.flat_stacks);
+  im.DropCaches();
+  std::vector<EventProfile>().swap(im.events);
   reader.ReleasePages();
   return rep;
 }

@@ -85,9 +85,11 @@ struct EventProfile {
 class Profile {
  public:
   Profile() = default;
-  // A profile is the largest thing a report keeps: it is not copied.
+  // A profile is the largest thing a report keeps: it is not copied, only moved.
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
+  Profile(Profile&&) = default;
+  Profile& operator=(Profile&&) = default;
 
   NameTable& names() { return names_; }
   const NameTable& names() const { return names_; }
