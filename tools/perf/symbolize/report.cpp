@@ -37,6 +37,16 @@ std::string EventName(const EventAttr& a) {
   return "events";
 }
 
+// The flat table's count of one cached address (Impl::flat_by_self): its samples of one event,
+// kept in the address's own cache entry, where the sample's lookup just was, and added to its
+// stack once the replay is done.
+struct FlatCount {
+  uint32_t stack = IdTable::kNone;  // in event ev's stacks; kNone before the first sample
+  uint32_t ev = 0;
+  uint64_t samples = 0, period = 0;  // since that first one, which Profile::Add counted
+  bool Counts(size_t event) const { return stack != IdTable::kNone && ev == event; }
+};
+
 // What an address of a file (the session's DSO: its path and build ID) became, worked out once
 // for every frame that has it. The DSO's index stands for its build ID: hashing two integers is
 // what a frame costs.
@@ -52,6 +62,7 @@ struct SymEntry {
   uint32_t self = IdTable::kNone;
   uint32_t chain = IdTable::kNone;
   uint64_t chain_ip = 0;
+  FlatCount flat;
 };
 
 uint32_t HashAddress(uint64_t dso, uint64_t addr) {
@@ -84,6 +95,7 @@ struct Report::Impl {
     uint64_t ip = 0;
     uint32_t first = 0, count = 0;  // in named_frames
     uint64_t location = 0;
+    FlatCount flat;
   };
   std::deque<KernelFrame> kernel_frames;
   IdTable kernel_ids;
@@ -91,7 +103,7 @@ struct Report::Impl {
   std::deque<uint32_t> named_frames;
   // The last kernel address and its entry: samples in a loop or idle repeat it.
   uint64_t last_kernel_ip = 0;
-  const KernelFrame* last_kernel = nullptr;
+  KernelFrame* last_kernel = nullptr;
   // Each DSO's path as a profile name, by the session's DSO index (kNone until first asked).
   std::vector<uint32_t> dso_names;
   uint32_t DsoName(const Mapping& m);
@@ -124,6 +136,13 @@ struct Report::Impl {
   // until its first sample), and a sample is counted without hashing its stack.
   bool flat_by_self = false;
   std::vector<std::vector<uint32_t>> flat_stacks;
+  // The sample's event, and the count in the cache entry of its own address (nullptr when it
+  // has none): once that count has the sample's stack, the sample is counted there and its
+  // frame is not looked up again.
+  size_t sample_ev = 0;
+  FlatCount* leaf_count = nullptr;
+  // Adds what the cache entries counted to their stacks.
+  void AddFlatCounts();
 };
 
 void Report::Impl::Start() {
@@ -145,6 +164,18 @@ void Report::Impl::DropCaches() {
   std::deque<uint32_t>().swap(named_frames);
   std::vector<uint32_t>().swap(dso_names);
   std::vector<std::vector<uint32_t>>().swap(flat_stacks);
+}
+
+void Report::Impl::AddFlatCounts() {
+  auto add = [&](FlatCount& f) {
+    if (f.stack != IdTable::kNone && f.samples != 0)
+      profile.AddTo(f.ev, f.stack, f.samples, f.period);
+    f.samples = f.period = 0;
+  };
+  for (SymEntry& e : syms)
+    add(e.flat);
+  for (KernelFrame& k : kernel_frames)
+    add(k.flat);
 }
 
 // A sample of a task the kernel no longer gives a pid (it was exiting) has pid -1; perf's
@@ -226,6 +257,11 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     }
     c = &syms[index];
   }
+  if (leaf) {
+    leaf_count = c == &none ? nullptr : &c->flat;
+    if (leaf_count != nullptr && leaf_count->Counts(sample_ev))
+      return;  // the flat table's, counted in its entry: nothing more to look up
+  }
   const bool ok = c->count != 0;
   if (ok) {
     if (options.callchains) {
@@ -301,9 +337,12 @@ void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
     last_kernel_ip = ip;
     last_kernel = &kernel_frames[i];  // deque elements do not move
   }
-  const KernelFrame& k = *last_kernel;
-  if (leaf)
-    self_frame = named_frames[k.first + k.count - 1];
+  KernelFrame& k = *last_kernel;
+  if (leaf) {
+    leaf_count = &k.flat;
+    if (!k.flat.Counts(sample_ev))
+      self_frame = named_frames[k.first + k.count - 1];
+  }
   if (options.callchains) {
     auto from = named_frames.begin() + k.first;
     frames.insert(frames.end(), from, from + k.count);
@@ -314,8 +353,10 @@ void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
 
 void Report::Impl::AddUnmapped(uint64_t ip, bool leaf) {
   uint32_t id = Unnamed(unknown_dso, ip, FrameKind::kNoBuildId);
-  if (leaf)
+  if (leaf) {
     self_frame = id;
+    leaf_count = nullptr;
+  }
   frames.push_back(id);
   if (pprof)
     locs.push_back(pprof->AddLocation(0, ip, {}));
@@ -380,6 +421,8 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
 
   frames.clear();
   locs.clear();
+  sample_ev = ev;
+  leaf_count = nullptr;
   for (size_t i = 0; i < ips.size(); i++) {
     auto [a, k] = ips[i];
     if (k) {
@@ -415,20 +458,28 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   }
 
   // Without call chains (a flat table) the stack is the frame the table shows.
-  if (!options.callchains)
-    frames.assign(1, self_frame);
-  if (flat_by_self) {
+  if (flat_by_self && leaf_count != nullptr && leaf_count->Counts(ev)) {
+    leaf_count->samples++;
+    leaf_count->period += period;
+  } else if (flat_by_self) {
     if (flat_stacks.size() <= ev)
       flat_stacks.resize(ev + 1);
     std::vector<uint32_t>& by_self = flat_stacks[ev];
     if (by_self.size() <= self_frame)
       by_self.resize(std::max<size_t>(profile.frame_count(), self_frame + 1), IdTable::kNone);
     uint32_t& stack = by_self[self_frame];
+    frames.assign(1, self_frame);
     if (stack == IdTable::kNone)
       stack = profile.Add(ev, 0, empty_comm, frames, self_frame, 1, period);
     else
       profile.AddTo(ev, stack, 1, period);
+    if (leaf_count != nullptr && leaf_count->stack == IdTable::kNone) {
+      leaf_count->stack = stack;
+      leaf_count->ev = static_cast<uint32_t>(ev);
+    }
   } else {
+    if (!options.callchains)
+      frames.assign(1, self_frame);
     profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm,
                 frames, self_frame, 1, period);
   }
@@ -464,7 +515,8 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.symbolizer = std::move(*sym);
   im.session = std::make_unique<Session>(reader);
   im.kernel = std::make_unique<KernelSymbols>(reader, *im.symbolizer, options.kallsyms_path);
-  im.flat_by_self = !options.callchains && !options.keep_pid && !options.keep_comm;
+  im.flat_by_self =
+      !options.callchains && !options.keep_pid && !options.keep_comm && !options.want_pprof;
   SampleCoverage& cov = rep->coverage_;
 
   const std::vector<EventAttr>& attrs = reader.attrs();
@@ -546,6 +598,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     return st.error();
   if (!failed.ok())
     return failed.error();
+  im.AddFlatCounts();
   // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
   // overruns, a count of events, not of samples.
   cov.lost = im.session->stats().lost_samples;
