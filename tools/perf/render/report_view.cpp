@@ -145,8 +145,10 @@ void EventView::Build() {
     }
   }
   // Without children an entry is a stack's own entry: at most one each.
-  if (!children_)
+  if (!children_) {
     entries_.reserve(event_.stacks.size());
+    ids_.Reserve(event_.stacks.size());
+  }
   std::vector<uint32_t> seen;
   for (uint32_t si = 0; si < event_.stacks.size(); si++) {
     const ProfileStack& s = event_.stacks[si];
