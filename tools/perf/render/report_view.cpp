@@ -241,9 +241,14 @@ void EventView::Write(FILE* out) {
     const Entry* e;
     size_t first;  // index in ends of its first cell
   };
+  // Room for every entry's row and cells, and for cells of a typical length, reserved at once:
+  // only the part written is ever touched, and nothing is copied (nor held twice) as they grow.
   std::vector<Row> sorted;
+  sorted.reserve(entries_.size());
   std::string text;
+  text.reserve(entries_.size() * keys * 64);
   std::vector<size_t> ends;
+  ends.reserve(entries_.size() * keys);
   std::vector<size_t> widths;
   for (SortKey k : options_.sort_keys)
     widths.push_back(strlen(InfoOf(k).title));
