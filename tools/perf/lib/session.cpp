@@ -66,7 +66,8 @@ using internal::Plan;
 class Session::Impl {
  public:
   Impl(const PerfDataReader& reader, Order order) : reader_(reader), order_(order) {}
-  Status Process(const SampleCallback& on_sample, const RecordCallback& on_record);
+  Status Process(const SampleCallback& on_sample, const RecordCallback& on_record,
+                 const RestartCallback& on_restart);
 
   // Process, in steps: the records in time order, then one handler per record type.
   // r's queue entry: its time, and with `decode` a sample's lookup key if it decodes.
@@ -121,8 +122,9 @@ Session::Session(const PerfDataReader& reader, Order order)
     : impl_(std::make_unique<Impl>(reader, order)) {}
 Session::~Session() = default;
 
-Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
-  return impl_->Process(on_sample, on_record);
+Status Session::Process(const SampleCallback& on_sample, const RecordCallback& on_record,
+                        const RestartCallback& on_restart) {
+  return impl_->Process(on_sample, on_record, on_restart);
 }
 const std::deque<Mapping>& Session::mappings() const {
   return impl_->space_.mappings();
@@ -209,19 +211,22 @@ void Session::Impl::Reset() {
   stats_.passes = passes;
 }
 
-Status Session::Impl::Process(const SampleCallback& on_sample, const RecordCallback& on_record) {
+Status Session::Impl::Process(const SampleCallback& on_sample, const RecordCallback& on_record,
+                              const RestartCallback& on_restart) {
   if (reader_.file_size() >= (uint64_t{1} << internal::kOffsetBits)) {
     return Error::Of(ErrorKind::kUnsupported, "data",
                      "file of " + std::to_string(reader_.file_size()) +
                          " bytes: the replay handles up to 128 TiB");
   }
   policy_.Load(reader_.features());
-  if (order_ == Order::kStream && !on_sample && !on_record) {
+  if (order_ == Order::kStream && ((!on_sample && !on_record) || on_restart)) {
     bool given_up = false;
-    Status st = Pass(nullptr, nullptr, nullptr, &given_up);
+    Status st = Pass(nullptr, on_sample, on_record, &given_up);
     if (!given_up)
       return st;
     Reset();
+    if (on_restart)
+      on_restart();
   }
   Plan plan = Survey();
   return Pass(&plan, on_sample, on_record, nullptr);

@@ -713,7 +713,8 @@ TEST(SessionStreamTest, AFinishedInitAfterARoundIsSurveyedAfterAll) {
   EXPECT_EQ(1u, streamed.passes);
 }
 
-// With callbacks there is no second try: the survey comes first.
+// With callbacks there is no second try unless the caller can start over: the survey comes
+// first.
 TEST(SessionStreamTest, CallbacksAreAlwaysSurveyed) {
   EventAttr a = Attr({1}, true);
   auto r = WriteAndOpen({a}, {Sample(PERF_RECORD_MISC_USER, 10, 0x400010, 4, a)});
@@ -723,6 +724,43 @@ TEST(SessionStreamTest, CallbacksAreAlwaysSurveyed) {
   ASSERT_TRUE(s.Process([&](const SampleContext&) { seen++; }).ok());
   EXPECT_EQ(1u, seen);
   EXPECT_EQ(2u, s.stats().passes);
+}
+
+// A caller that can start over is streamed: once when the stream holds; when it is given up,
+// told so, and then given every sample again in the survey's order.
+TEST(SessionStreamTest, CallbacksThatCanStartOverAreStreamed) {
+  EventAttr a = Attr({1}, true);
+  auto samples = [&](const PerfDataReader& r, Session::Order order, uint64_t* restarts,
+                     uint64_t* passes) {
+    Session s(r, order);
+    std::vector<std::pair<uint64_t, std::string>> seen;  // time, mapping
+    auto on_sample = [&](const SampleContext& c) {
+      seen.emplace_back(c.sample.sample_id.time, c.mapping ? c.mapping->path : "");
+    };
+    auto restart = [&] {
+      ++*restarts;
+      seen.clear();
+    };
+    Status st = order == Session::Order::kStream ? s.Process(on_sample, nullptr, restart)
+                                                 : s.Process(on_sample);
+    EXPECT_TRUE(st.ok()) << st.error().ToString();
+    *passes = s.stats().passes;
+    return seen;
+  };
+  auto held = WriteAndOpen({a}, {Sample(PERF_RECORD_MISC_USER, 10, 0x400010, 4, a)});
+  ASSERT_TRUE(held);
+  uint64_t restarts = 0, passes = 0;
+  EXPECT_EQ(1u, samples(*held, Session::Order::kStream, &restarts, &passes).size());
+  EXPECT_EQ(0u, restarts);
+  EXPECT_EQ(1u, passes);
+  auto back = WriteAndOpen({a}, ARoundThatReachesBack(a));
+  ASSERT_TRUE(back);
+  uint64_t survey_restarts = 0, survey_passes = 0;
+  auto surveyed = samples(*back, Session::Order::kSurvey, &survey_restarts, &survey_passes);
+  auto streamed = samples(*back, Session::Order::kStream, &restarts, &passes);
+  EXPECT_EQ(surveyed, streamed);
+  EXPECT_EQ(1u, restarts);
+  EXPECT_EQ(3u, passes);
 }
 
 // The recorder writes a mapping's id, when the kernel could not, as a HEADER_BUILD_ID right

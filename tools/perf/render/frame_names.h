@@ -35,14 +35,18 @@ inline std::string ChainName(const Profile& profile, uint32_t id) {
 }
 
 // kernel_mark: "[k]" rather than "[.]" (the frame's kind, except where perf keeps another).
-inline std::string SymbolCell(const Profile& profile, uint32_t id, bool kernel_mark) {
+// Appends it to out, as AppendChainName.
+inline void AppendSymbolCell(const Profile& profile, uint32_t id, bool kernel_mark,
+                             std::string& out) {
   const ProfileFrame& f = profile.Frame(id);
-  std::string s = kernel_mark ? "[k] " : "[.] ";
-  if (f.named())
-    return s + profile.Name(f.symbol);
+  out += kernel_mark ? "[k] " : "[.] ";
+  if (f.named()) {
+    out += profile.Name(f.symbol);
+    return;
+  }
   char buf[24];
-  snprintf(buf, sizeof(buf), "%-#.*" PRIx64, 16, f.address);
-  return s + buf;
+  int n = snprintf(buf, sizeof(buf), "%-#.*" PRIx64, 16, f.address);
+  out.append(buf, static_cast<size_t>(n));
 }
 
 }  // namespace pbid::render

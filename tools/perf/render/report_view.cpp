@@ -92,7 +92,8 @@ class EventView {
 
  private:
   uint32_t EntryOf(const ProfileStack& s, uint32_t frame, bool kernel_mark);
-  std::string Cell(const Entry& e, SortKey k) const;
+  // Appends the cell of key k of entry e to out.
+  void AppendCell(const Entry& e, SortKey k, std::string& out) const;
   void WriteGraph(const Entry& e, FILE* out) const;
 
   const Profile& profile_;
@@ -144,8 +145,10 @@ void EventView::Build() {
     }
   }
   // Without children an entry is a stack's own entry: at most one each.
-  if (!children_)
+  if (!children_) {
     entries_.reserve(event_.stacks.size());
+    ids_.Reserve(event_.stacks.size());
+  }
   std::vector<uint32_t> seen;
   for (uint32_t si = 0; si < event_.stacks.size(); si++) {
     const ProfileStack& s = event_.stacks[si];
@@ -181,19 +184,23 @@ void EventView::Build() {
   }
 }
 
-std::string EventView::Cell(const Entry& e, SortKey k) const {
+void EventView::AppendCell(const Entry& e, SortKey k, std::string& out) const {
   const ProfileFrame& f = profile_.Frame(e.frame);
   switch (k) {
-    case SortKey::kComm: return profile_.Name(e.comm);
-    case SortKey::kPid: return std::to_string(e.pid) + ":" + profile_.Name(e.comm);
+    case SortKey::kComm: out += profile_.Name(e.comm); return;
+    case SortKey::kPid:
+      out += std::to_string(e.pid);
+      out += ':';
+      out += profile_.Name(e.comm);
+      return;
     case SortKey::kDso: {
       // The file by its path, as perf keeps files apart; shown by its name, as perf shows it.
       const std::string& path = profile_.Name(f.dso);
-      return path.substr(path.rfind('/') + 1);
+      out.append(path, path.rfind('/') + 1, std::string::npos);
+      return;
     }
-    case SortKey::kSym: return SymbolCell(profile_, e.frame, e.kernel_mark);
+    case SortKey::kSym: AppendSymbolCell(profile_, e.frame, e.kernel_mark, out); return;
   }
-  return std::string();
 }
 
 void EventView::WriteGraph(const Entry& e, FILE* out) const {
@@ -225,38 +232,54 @@ void EventView::WriteGraph(const Entry& e, FILE* out) const {
 void EventView::Write(FILE* out) {
   const double total = static_cast<double>(event_.period);
   auto pct = [&](uint64_t v) { return total == 0 ? 0.0 : 100.0 * static_cast<double>(v) / total; };
-  std::vector<const Entry*> rows;
-  for (const Entry& e : entries_) {
-    if (e.hidden || pct(children_ ? e.acc : e.self) < options_.percent_limit)
-      continue;
-    rows.push_back(&e);
-  }
-  // Cells once per row, the keys' cells of entry e at cells[e * keys]: the sort below and the
-  // widths read them.
+  // The rows shown, each with its weights and its cells, which the sort below, the widths and
+  // the lines read: the cells of all rows one after the other in one text, row r's cell of key
+  // i from ends[r.first + i - 1] (0 for the very first) to ends[r.first + i].
   const size_t keys = options_.sort_keys.size();
-  std::vector<std::string> cells(entries_.size() * keys);
-  auto cells_of = [&](const Entry* e) {
-    return cells.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(e - entries_.data()) * keys);
+  struct Row {
+    uint64_t acc, self;
+    const Entry* e;
+    size_t first;  // index in ends of its first cell
   };
+  // Room for every entry's row and cells, and for cells of a typical length, reserved at once:
+  // only the part written is ever touched, and nothing is copied (nor held twice) as they grow.
+  std::vector<Row> sorted;
+  sorted.reserve(entries_.size());
+  std::string text;
+  text.reserve(entries_.size() * keys * 64);
+  std::vector<size_t> ends;
+  ends.reserve(entries_.size() * keys);
   std::vector<size_t> widths;
   for (SortKey k : options_.sort_keys)
     widths.push_back(strlen(InfoOf(k).title));
-  for (const Entry* e : rows) {
-    auto c = cells_of(e);
+  for (const Entry& e : entries_) {
+    if (e.hidden || pct(children_ ? e.acc : e.self) < options_.percent_limit)
+      continue;
+    sorted.push_back(Row{e.acc, e.self, &e, ends.size()});
     for (size_t i = 0; i < keys; i++) {
-      c[static_cast<ptrdiff_t>(i)] = Cell(*e, options_.sort_keys[i]);
-      widths[i] = std::max(widths[i], c[static_cast<ptrdiff_t>(i)].size());
+      size_t start = text.size();
+      AppendCell(e, options_.sort_keys[i], text);
+      ends.push_back(text.size());
+      widths[i] = std::max(widths[i], text.size() - start);
     }
   }
+  auto cell = [&](const Row& r, size_t i) {
+    size_t at = r.first + i;
+    size_t start = at == 0 ? 0 : ends[at - 1];
+    return std::string_view(text).substr(start, ends[at] - start);
+  };
   // Heaviest first; rows of equal weight in the order of their cells' text.
-  std::sort(rows.begin(), rows.end(), [&](const Entry* a, const Entry* b) {
-    if (children_ && a->acc != b->acc)
-      return a->acc > b->acc;
-    if (a->self != b->self)
-      return a->self > b->self;
-    auto ca = cells_of(a), cb = cells_of(b);
-    return std::lexicographical_compare(ca, ca + static_cast<ptrdiff_t>(keys), cb,
-                                        cb + static_cast<ptrdiff_t>(keys));
+  std::sort(sorted.begin(), sorted.end(), [&](const Row& a, const Row& b) {
+    if (children_ && a.acc != b.acc)
+      return a.acc > b.acc;
+    if (a.self != b.self)
+      return a.self > b.self;
+    for (size_t i = 0; i < keys; i++) {
+      int c = cell(a, i).compare(cell(b, i));
+      if (c != 0)
+        return c < 0;
+    }
+    return false;
   });
   fprintf(out, children_ ? "# Children      Self  Samples" : "# Overhead  Samples");
   for (size_t i = 0; i < widths.size(); i++)
@@ -265,18 +288,25 @@ void EventView::Write(FILE* out) {
   for (size_t w : widths)
     fprintf(out, "  %s", std::string(w, '.').c_str());
   fprintf(out, "\n#\n");
-  for (const Entry* e : rows) {
-    if (children_)
-      fprintf(out, "  %8.2f%%  %7.2f%%  %7" PRIu64, pct(e->acc), pct(e->self), e->self_samples);
-    else
-      fprintf(out, "  %7.2f%%  %7" PRIu64, pct(e->self), e->self_samples);
-    auto c = cells_of(e);
+  std::string line;
+  for (const Row& r : sorted) {
+    const Entry* e = r.e;
+    char head[96];
+    int n = children_ ? snprintf(head, sizeof(head), "  %8.2f%%  %7.2f%%  %7" PRIu64, pct(e->acc),
+                                 pct(e->self), e->self_samples)
+                      : snprintf(head, sizeof(head), "  %7.2f%%  %7" PRIu64, pct(e->self),
+                                 e->self_samples);
+    line.assign(head, static_cast<size_t>(n));
+    // Each cell as "  %-*s" writes it: padded to its column's width, but for the last.
     for (size_t i = 0; i < keys; i++) {
-      bool last = i + 1 == keys;
-      fprintf(out, "  %-*s", last ? 0 : static_cast<int>(widths[i]),
-              c[static_cast<ptrdiff_t>(i)].c_str());
+      std::string_view c = cell(r, i);
+      line += "  ";
+      line += c;
+      if (i + 1 != keys && c.size() < widths[i])
+        line.append(widths[i] - c.size(), ' ');
     }
-    fprintf(out, "\n");
+    line += '\n';
+    fwrite(line.data(), 1, line.size(), out);
     if (graph_)
       WriteGraph(*e, out);
   }

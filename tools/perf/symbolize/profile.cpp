@@ -65,11 +65,9 @@ uint32_t* Profile::Reserve(size_t n, uint32_t* first) {
   return blocks_[*first / kBlock].get() + *first % kBlock;
 }
 
-void Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
-                  uint32_t self, uint64_t samples, uint64_t period) {
+uint32_t Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
+                      uint32_t self, uint64_t samples, uint64_t period) {
   EventProfile& e = events_[ev];
-  e.samples += samples;
-  e.period += period;
   if (stack_ids_.size() < events_.size())
     stack_ids_.resize(events_.size());
   const uint32_t depth = static_cast<uint32_t>(frames.size());
@@ -90,9 +88,8 @@ void Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint3
     std::copy(frames.begin(), frames.end(), Reserve(frames.size(), &s.first));
     e.stacks.push_back(s);
   }
-  ProfileStack& kept = e.stacks[index];
-  kept.samples += samples;
-  kept.period += period;
+  AddTo(ev, index, samples, period);
+  return index;
 }
 
 }  // namespace pbid

@@ -37,6 +37,16 @@ std::string EventName(const EventAttr& a) {
   return "events";
 }
 
+// The flat table's count of one cached address (Impl::flat_by_self): its samples of one event,
+// kept in the address's own cache entry, where the sample's lookup just was, and added to its
+// stack once the replay is done.
+struct FlatCount {
+  uint32_t stack = IdTable::kNone;  // in event ev's stacks; kNone before the first sample
+  uint32_t ev = 0;
+  uint64_t samples = 0, period = 0;  // since that first one, which Profile::Add counted
+  bool Counts(size_t event) const { return stack != IdTable::kNone && ev == event; }
+};
+
 // What an address of a file (the session's DSO: its path and build ID) became, worked out once
 // for every frame that has it. The DSO's index stands for its build ID: hashing two integers is
 // what a frame costs.
@@ -52,6 +62,7 @@ struct SymEntry {
   uint32_t self = IdTable::kNone;
   uint32_t chain = IdTable::kNone;
   uint64_t chain_ip = 0;
+  FlatCount flat;
 };
 
 uint32_t HashAddress(uint64_t dso, uint64_t addr) {
@@ -84,6 +95,7 @@ struct Report::Impl {
     uint64_t ip = 0;
     uint32_t first = 0, count = 0;  // in named_frames
     uint64_t location = 0;
+    FlatCount flat;
   };
   std::deque<KernelFrame> kernel_frames;
   IdTable kernel_ids;
@@ -91,7 +103,7 @@ struct Report::Impl {
   std::deque<uint32_t> named_frames;
   // The last kernel address and its entry: samples in a loop or idle repeat it.
   uint64_t last_kernel_ip = 0;
-  const KernelFrame* last_kernel = nullptr;
+  KernelFrame* last_kernel = nullptr;
   // Each DSO's path as a profile name, by the session's DSO index (kNone until first asked).
   std::vector<uint32_t> dso_names;
   uint32_t DsoName(const Mapping& m);
@@ -101,18 +113,70 @@ struct Report::Impl {
   void AddUser(const Mapping& m, uint64_t ip, bool leaf);
   uint32_t Unnamed(uint32_t dso, uint64_t address, FrameKind kind);
   uint32_t CommId(int32_t pid);
-  void AddKernel(uint64_t ip);
-  void AddUnmapped(uint64_t ip);
+  void AddKernel(uint64_t ip, bool leaf);
+  void AddUnmapped(uint64_t ip, bool leaf);
   // Appends the profile frames of src to named_frames; returns how many.
   uint32_t Frames(const std::vector<SourceFrame>& src, uint32_t dso, FrameKind kind);
   Status OnSample(const SampleContext& ctx, SampleCoverage& cov);
+  // The profile and the caches as before the first sample: at the start, and again when the
+  // replay starts over (Session::Process's on_restart). Each event's profile starts as its
+  // entry in events.
+  void Start();
+  std::vector<EventProfile> events;
+  // Forgets the caches of addresses, which only the building needs.
+  void DropCaches();
 
   // OnSample's, kept to spare allocations per sample.
   std::vector<std::pair<uint64_t, bool>> ips;
   std::vector<uint32_t> frames;
   std::vector<uint64_t> locs;
   uint32_t self_frame = 0;  // the sample's own entry (ProfileStack::self)
+  // The flat table's stacks when neither pid nor command keeps them apart: a sample's stack is
+  // then its own entry alone, so each event's stack index is kept by that frame's id (kNone
+  // until its first sample), and a sample is counted without hashing its stack.
+  bool flat_by_self = false;
+  std::vector<std::vector<uint32_t>> flat_stacks;
+  // The sample's event, and the count in the cache entry of its own address (nullptr when it
+  // has none): once that count has the sample's stack, the sample is counted there and its
+  // frame is not looked up again.
+  size_t sample_ev = 0;
+  FlatCount* leaf_count = nullptr;
+  // Adds what the cache entries counted to their stacks.
+  void AddFlatCounts();
 };
+
+void Report::Impl::Start() {
+  profile = Profile();
+  unknown_dso = profile.names().Id("[unknown]");
+  empty_comm = profile.names().Id("");
+  profile.events() = events;
+  DropCaches();
+}
+
+void Report::Impl::DropCaches() {
+  std::deque<SymEntry>().swap(syms);
+  sym_ids = IdTable();
+  std::deque<Symbolization>().swap(sym_sources);
+  std::deque<KernelFrame>().swap(kernel_frames);
+  kernel_ids = IdTable();
+  last_kernel_ip = 0;
+  last_kernel = nullptr;
+  std::deque<uint32_t>().swap(named_frames);
+  std::vector<uint32_t>().swap(dso_names);
+  std::vector<std::vector<uint32_t>>().swap(flat_stacks);
+}
+
+void Report::Impl::AddFlatCounts() {
+  auto add = [&](FlatCount& f) {
+    if (f.stack != IdTable::kNone && f.samples != 0)
+      profile.AddTo(f.ev, f.stack, f.samples, f.period);
+    f.samples = f.period = 0;
+  };
+  for (SymEntry& e : syms)
+    add(e.flat);
+  for (KernelFrame& k : kernel_frames)
+    add(k.flat);
+}
 
 // A sample of a task the kernel no longer gives a pid (it was exiting) has pid -1; perf's
 // report names such a thread ":-1", as any thread it has no command for.
@@ -193,10 +257,17 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
     }
     c = &syms[index];
   }
+  if (leaf) {
+    leaf_count = c == &none ? nullptr : &c->flat;
+    if (leaf_count != nullptr && leaf_count->Counts(sample_ev))
+      return;  // the flat table's, counted in its entry: nothing more to look up
+  }
   const bool ok = c->count != 0;
   if (ok) {
-    auto from = named_frames.begin() + c->first;
-    frames.insert(frames.end(), from, from + c->count);
+    if (options.callchains) {
+      auto from = named_frames.begin() + c->first;
+      frames.insert(frames.end(), from, from + c->count);
+    }
     if (leaf)
       self_frame = named_frames[c->first + c->count - 1];
   } else {
@@ -227,7 +298,7 @@ void Report::Impl::AddUser(const Mapping& m, uint64_t ip, bool leaf) {
   }
 }
 
-void Report::Impl::AddKernel(uint64_t ip) {
+void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
   if (last_kernel == nullptr || ip != last_kernel_ip) {
     auto [i, added] =
         kernel_ids.Insert(IdTable::Fold(ip * 0x9e3779b97f4a7c15ull),
@@ -266,19 +337,26 @@ void Report::Impl::AddKernel(uint64_t ip) {
     last_kernel_ip = ip;
     last_kernel = &kernel_frames[i];  // deque elements do not move
   }
-  const KernelFrame& k = *last_kernel;
-  auto from = named_frames.begin() + k.first;
-  if (frames.empty())
-    self_frame = named_frames[k.first + k.count - 1];
-  frames.insert(frames.end(), from, from + k.count);
+  KernelFrame& k = *last_kernel;
+  if (leaf) {
+    leaf_count = &k.flat;
+    if (!k.flat.Counts(sample_ev))
+      self_frame = named_frames[k.first + k.count - 1];
+  }
+  if (options.callchains) {
+    auto from = named_frames.begin() + k.first;
+    frames.insert(frames.end(), from, from + k.count);
+  }
   if (pprof)
     locs.push_back(k.location);
 }
 
-void Report::Impl::AddUnmapped(uint64_t ip) {
+void Report::Impl::AddUnmapped(uint64_t ip, bool leaf) {
   uint32_t id = Unnamed(unknown_dso, ip, FrameKind::kNoBuildId);
-  if (frames.empty())
+  if (leaf) {
     self_frame = id;
+    leaf_count = nullptr;
+  }
   frames.push_back(id);
   if (pprof)
     locs.push_back(pprof->AddLocation(0, ip, {}));
@@ -343,14 +421,16 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
 
   frames.clear();
   locs.clear();
+  sample_ev = ev;
+  leaf_count = nullptr;
   for (size_t i = 0; i < ips.size(); i++) {
     auto [a, k] = ips[i];
     if (k) {
-      AddKernel(a);
+      AddKernel(a, i == 0);
     } else if (const Mapping* m = i == 0 ? ctx.mapping : session->Find(pid, a, false)) {
       AddUser(*m, a, i == 0);
     } else {
-      AddUnmapped(a);
+      AddUnmapped(a, i == 0);
     }
   }
 
@@ -378,10 +458,31 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   }
 
   // Without call chains (a flat table) the stack is the frame the table shows.
-  if (!options.callchains)
+  if (flat_by_self && leaf_count != nullptr && leaf_count->Counts(ev)) {
+    leaf_count->samples++;
+    leaf_count->period += period;
+  } else if (flat_by_self) {
+    if (flat_stacks.size() <= ev)
+      flat_stacks.resize(ev + 1);
+    std::vector<uint32_t>& by_self = flat_stacks[ev];
+    if (by_self.size() <= self_frame)
+      by_self.resize(std::max<size_t>(profile.frame_count(), self_frame + 1), IdTable::kNone);
+    uint32_t& stack = by_self[self_frame];
     frames.assign(1, self_frame);
-  profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm, frames,
-              self_frame, 1, period);
+    if (stack == IdTable::kNone)
+      stack = profile.Add(ev, 0, empty_comm, frames, self_frame, 1, period);
+    else
+      profile.AddTo(ev, stack, 1, period);
+    if (leaf_count != nullptr && leaf_count->stack == IdTable::kNone) {
+      leaf_count->stack = stack;
+      leaf_count->ev = static_cast<uint32_t>(ev);
+    }
+  } else {
+    if (!options.callchains)
+      frames.assign(1, self_frame);
+    profile.Add(ev, options.keep_pid ? pid : 0, options.keep_comm ? CommId(pid) : empty_comm,
+                frames, self_frame, 1, period);
+  }
 
   if (pprof) {
     std::vector<int64_t> values(attrs.size() + 1, 0);
@@ -414,8 +515,8 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.symbolizer = std::move(*sym);
   im.session = std::make_unique<Session>(reader);
   im.kernel = std::make_unique<KernelSymbols>(reader, *im.symbolizer, options.kallsyms_path);
-  im.unknown_dso = im.profile.names().Id("[unknown]");
-  im.empty_comm = im.profile.names().Id("");
+  im.flat_by_self =
+      !options.callchains && !options.keep_pid && !options.keep_comm && !options.want_pprof;
   SampleCoverage& cov = rep->coverage_;
 
   const std::vector<EventAttr>& attrs = reader.attrs();
@@ -434,8 +535,9 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
         return u.error();
       im.unwinder = std::move(*u);
     }
-    im.profile.events().push_back(std::move(e));
+    im.events.push_back(std::move(e));
   }
+  im.Start();
   if (options.want_pprof) {
     std::vector<PprofValueType> types = {{"samples", "count"}};
     for (const EventAttr& a : attrs)
@@ -469,6 +571,18 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
 
   uint64_t first_time = 0, last_time = 0;
   Status failed = Ok();
+  // The replay streams the file once, and starts over if it cannot keep to perf's order that
+  // way: what the samples built is then forgotten. Not with pprof or the unwinder, whose
+  // builders keep what they were given.
+  Session::RestartCallback restart;
+  if (!im.pprof && !im.unwinder) {
+    restart = [&] {
+      im.Start();
+      cov = SampleCoverage();
+      first_time = last_time = 0;
+      failed = Ok();
+    };
+  }
   Status st = im.session->Process([&](const SampleContext& ctx) {
     if (!failed.ok())
       return;
@@ -479,11 +593,12 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
       last_time = std::max(last_time, t);
     }
     failed = im.OnSample(ctx, cov);
-  });
+  }, nullptr, restart);
   if (!st.ok())
     return st.error();
   if (!failed.ok())
     return failed.error();
+  im.AddFlatCounts();
   // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
   // overruns, a count of events, not of samples.
   cov.lost = im.session->stats().lost_samples;
@@ -506,14 +621,8 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   im.kernel.reset();
   im.symbolizer.reset();
   im.session.reset();
-  im.last_kernel = nullptr;
-  std::deque<SymEntry>().swap(im.syms);
-  im.sym_ids = IdTable();
-  std::deque<Symbolization>().swap(im.sym_sources);
-  std::deque<Impl::KernelFrame>().swap(im.kernel_frames);
-  im.kernel_ids = IdTable();
-  std::deque<uint32_t>().swap(im.named_frames);
-  std::vector<uint32_t>().swap(im.dso_names);
+  im.DropCaches();
+  std::vector<EventProfile>().swap(im.events);
   reader.ReleasePages();
   return rep;
 }

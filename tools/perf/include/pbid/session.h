@@ -120,8 +120,8 @@ class Session {
   //     older than the time the replay has reached, a FINISHED_INIT comes after records were
   //     replayed, a record fails to decode before the last round, or too many records wait,
   //     the session is cleared and surveyed instead: the result is the same either way.
-  //     Without callbacks only: what they were given cannot be taken back, so with callbacks
-  //     kStream surveys.
+  //     With callbacks only when the caller can take back what they were given (on_restart,
+  //     below); otherwise kStream with callbacks surveys.
   //   kSurvey: a first pass finds, for each point where the replay may flush, the earliest time
   //     of anything after it; the second replays.
   enum class Order { kStream, kSurvey };
@@ -139,10 +139,15 @@ class Session {
   // on_record, if given, sees every record (after the session handled it) in time order.
   // The order is a stable sort of the whole file by time, but a record is held only until no
   // later one can sort before it: about a round of a file perf wrote (see Order).
+  // on_restart, if given, lets kStream stream with callbacks: it is called when the stream is
+  // given up, after some records were given to the callbacks, and before the survey gives them
+  // every record again from the start. It must forget all they were given.
   using SampleCallback = std::function<void(const SampleContext&)>;
   using RecordCallback = std::function<void(const RecordContext&)>;
+  using RestartCallback = std::function<void()>;
   Status Process(const SampleCallback& on_sample = nullptr,
-                 const RecordCallback& on_record = nullptr);
+                 const RecordCallback& on_record = nullptr,
+                 const RestartCallback& on_restart = nullptr);
 
   const std::deque<Mapping>& mappings() const;
   const std::vector<Dso>& dsos() const;

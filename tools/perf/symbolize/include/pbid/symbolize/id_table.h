@@ -61,15 +61,26 @@ class IdTable {
 
   size_t size() const { return size_; }
 
+  // Room for n ids before the table grows again: a caller that knows how many it will hold
+  // spares the doublings that would copy the table on the way.
+  void Reserve(size_t n) {
+    size_t want = slots_.empty() ? 64 : slots_.size();
+    while (n * 4 > want * 3)
+      want *= 2;
+    if (want > slots_.size())
+      Rehash(want);
+  }
+
  private:
   struct Slot {
     uint32_t id = kNone;
     uint32_t hash = 0;
   };
-  void Grow() {
+  void Grow() { Rehash(slots_.empty() ? 64 : slots_.size() * 2); }
+  void Rehash(size_t slots) {
     std::vector<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    slots_.assign(slots, Slot{});
     const size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.id == kNone)

@@ -85,9 +85,11 @@ struct EventProfile {
 class Profile {
  public:
   Profile() = default;
-  // A profile is the largest thing a report keeps: it is not copied.
+  // A profile is the largest thing a report keeps: it is not copied, only moved.
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
+  Profile(Profile&&) = default;
+  Profile& operator=(Profile&&) = default;
 
   NameTable& names() { return names_; }
   const NameTable& names() const { return names_; }
@@ -98,9 +100,19 @@ class Profile {
   size_t frame_count() const { return frames_.size(); }
 
   // Adds `samples` and `period` to the stack (frame ids, leaf first; self as ProfileStack's)
-  // of pid/comm in event ev.
-  void Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
-           uint32_t self, uint64_t samples, uint64_t period);
+  // of pid/comm in event ev; returns its index in the event's stacks.
+  uint32_t Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
+               uint32_t self, uint64_t samples, uint64_t period);
+  // Adds to the stack of event ev that Add returned, found again without its frames: for a
+  // caller that knows which stack a sample is (the flat table's, by its one frame).
+  void AddTo(size_t ev, uint32_t stack, uint64_t samples, uint64_t period) {
+    EventProfile& e = events_[ev];
+    e.samples += samples;
+    e.period += period;
+    ProfileStack& kept = e.stacks[stack];
+    kept.samples += samples;
+    kept.period += period;
+  }
 
   std::vector<EventProfile>& events() { return events_; }
   const std::vector<EventProfile>& events() const { return events_; }
