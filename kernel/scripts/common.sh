@@ -118,7 +118,10 @@ LAB_KERNELS=(
 	"5.10-buildid-arm64-64k -"
 	"5.10-abi -"
 	"5.10-buildid-abi -"
-	# pristine 5.10 with the fix of its vmacache race (make vm-exec-race)
+	# 5.10's vmacache race (make vm-exec-race): pristine 5.10 without and with its fix, at -Os
+	# (where the Oops was found) and at -O2
+	"5.10-os -"
+	"5.10-fixes-os -"
 	"5.10-fixes -"
 )
 
@@ -187,11 +190,12 @@ lab_kernels_of() {
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
 # PREEMPT_RT patch under the series), K_FIXES (0|1: the base's fixes under the series, their
-# directory in FIXES_DIR), K_VARIANT (""|kasan|abi), K_ARCH (an architecture of
-# LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page sizes), K_FEATURE (1 when the
-# kernel puts build IDs in MMAP2, from the series or upstream), K_UPSTREAM (its base has them
+# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os; os: -Os instead of base.config's -O2),
+# K_ARCH (an architecture of LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page
+# sizes), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
+# K_UPSTREAM (its base has them
 # upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
-# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi]:
+# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os]:
 # no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
@@ -202,6 +206,7 @@ parse_name() {
 	case $n in
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
 	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
+	*-os) K_VARIANT=os; n=${n%-os} ;;
 	esac
 	case $n in *-[0-9]*k) K_PAGES=${n##*-}; n=${n%-*} ;; esac
 	for a in "${arches[@]:1}"; do
@@ -214,7 +219,7 @@ parse_name() {
 	local series rt fixes
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
 	fixes=$(base_field "$K_BASE" fixes)
@@ -296,11 +301,12 @@ config_fragments() {
 	[ "$frag" = - ] || echo "$CONFIGS/$frag"
 	page_fragment
 	[ "$K_RT" = 1 ] && echo "$CONFIGS/rt.config"
-	# The BPF path of perf-buildid record is for kernels without the feature.
-	if [ "$K_UPSTREAM" = - ] && [ "$K_PATCHED" = 0 ] && [ "$K_RT" = 0 ] && [ -z "$K_VARIANT" ]; then
-		echo "$CONFIGS/bpf.config"
-	fi
+	# BPF on perf events everywhere, as in Debian's config: perf-buildid record's BPF path on
+	# the kernels without the feature, and the stack map's build IDs beside MMAP2's on all.
+	echo "$CONFIGS/bpf.config"
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
+	# Last: -Os over base.config's -O2.
+	[ "$K_VARIANT" = os ] && echo "$CONFIGS/size.config"
 	return 0
 }
 
