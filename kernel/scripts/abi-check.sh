@@ -16,7 +16,7 @@
 #           linux-headers-5.10.0-46-amd64), pristine and patched.
 #
 # --no-guard runs the same check on the series plus a patch, generated here, that removes the
-# __GENKSYMS__ guard (the series' avoid-ABI-change patch, 0004): the check must then FAIL (CRCs
+# __GENKSYMS__ guard (the series' avoid-ABI-change patch, 0005): the check must then FAIL (CRCs
 # change). It proves the check can fail; it exits 0 when the check failed as it must.
 #
 # Results are cached by a key over their inputs; ABI_CHECK_FORCE=1 recomputes them.
