@@ -189,7 +189,7 @@ lab_kernels_of() {
 }
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
-# PREEMPT_RT patch under the series), K_FIXES (0|1: the base's fixes under the series, their
+# PREEMPT_RT patch, applied last: over the series and the fixes, as Debian applies it), K_FIXES (0|1: the base's fixes under the series, their
 # directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os; os: -Os instead of base.config's -O2),
 # K_ARCH (an architecture of LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page
 # sizes), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
@@ -335,7 +335,8 @@ kernel_key() {
 	{
 		echo "$K_NAME $version"
 		[ -z "$series" ] || echo "$series"
-		[ -z "$rt" ] || echo "$rt"
+		# RT on top of the series and the fixes, as Debian applies it
+		[ -z "$rt" ] || echo "rt last $rt"
 		[ -z "$fixes" ] || echo "fixes $fixes"
 		while IFS= read -r f; do cat "$f"; done <<<"$frags"
 		echo "build procedure $LAB_BUILD_EPOCH"

@@ -32,25 +32,26 @@ pristine_tree() {
 	TREE=$dir
 }
 
-# rt_tree: the pristine tree plus Debian's PREEMPT_RT patch, as one commit on top of
-# `pristine` (applied with patch -p1, as Debian's build applies it).
+# rt_tree BASE_DIR NAME: a worktree named NAME at BASE_DIR's commit plus Debian's PREEMPT_RT
+# patch, as one commit (applied with patch -p1, as Debian's build applies it). It comes last,
+# on top of the fixes and the series: Debian applies its featuresets' patches (debian/patches-rt)
+# after debian/patches, where the series and the fixes go.
 rt_tree() {
-	local base dir want rt
-	pristine_tree
-	base=$TREE
-	dir=$CACHE/src/linux-$K_BASE-rt
+	local base=$1 dir=$CACHE/src/$2 want rt commit
+	commit=$(git -C "$base" rev-parse HEAD)
 	rt=$(sha256sum <"$RT_PATCH" | cut -c1-16)
-	want=$ver-$rt
+	want=$ver-$rt-$commit
 	if [ "$(cat "$dir/.lab-rt" 2>/dev/null)" != "$want" ]; then
-		progress "source $K_BASE-rt" "applying $(basename "$RT_PATCH")"
+		progress "source $K_NAME" "applying $(basename "$RT_PATCH")"
 		if [ ! -d "$dir" ]; then
 			git -C "$base" worktree prune
-			git -C "$base" worktree add -q --detach "$dir" pristine
+			git -C "$base" worktree add -q --detach "$dir" "$commit"
 		fi
-		git -C "$dir" reset -q --hard pristine
+		rm -f "$dir/.lab-rt"
+		git -C "$dir" reset -q --hard "$commit"
 		git -C "$dir" clean -q -fdx
 		xz -dc "$RT_PATCH" | patch -d "$dir" -p1 -s -f --no-backup-if-mismatch ||
-			die "$(basename "$RT_PATCH") does not apply to $K_PACKAGE"
+			die "$(basename "$RT_PATCH") does not apply to $K_PACKAGE$( [ "$K_PATCHED" = 0 ] || echo ' with the series')"
 		git -C "$dir" add -f -A .
 		lab_git -C "$dir" commit -q -m "Debian $(basename "$RT_PATCH") (from $K_PACKAGE)"
 		echo "$want" >"$dir/.lab-rt"
@@ -87,12 +88,16 @@ patched_tree() {
 
 exec 9>"$CACHE/lock.source"
 flock 9
-if [ "$K_RT" = 1 ]; then rt_tree; name=linux-$K_BASE-rt
-else pristine_tree; name=linux-$K_BASE
-fi
+# Debian's order: its own patches (the base's fixes, then the series), then the RT featureset.
+pristine_tree
+name=linux-$K_BASE
 if [ "$K_FIXES" = 1 ]; then
 	name=$name-fixes
 	patched_tree "$TREE" "$name" "$FIXES_DIR"
 fi
-[ "$K_PATCHED" = 1 ] && patched_tree "$TREE" "$name-buildid" "$SERIES_DIR"
+if [ "$K_PATCHED" = 1 ]; then
+	name=$name-buildid
+	patched_tree "$TREE" "$name" "$SERIES_DIR"
+fi
+[ "$K_RT" = 1 ] && rt_tree "$TREE" "$name-rt"
 echo "$TREE"
