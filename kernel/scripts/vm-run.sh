@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# vm-run.sh [-t TIMEOUT] [-d DISKDIR [-o DISKIMG]] [-m MEM] KERNEL PAYLOAD_DIR [LOG]
+# vm-run.sh [-t TIMEOUT] [-d DISKDIR [-o DISKIMG]] [-m MEM] [-c CPUS] KERNEL PAYLOAD_DIR [LOG]
 #
 # Boots KERNEL (a lab kernel name) with an initramfs holding busybox and PAYLOAD_DIR at
 # /payload, runs /payload/run.sh and streams the console. With -d, DISKDIR's contents are put
 # on an ext4 virtio disk mounted at /mnt/blk ($LAB_BLOCK_DIR in the guest); with -o, that disk
 # image is kept after the run (read it back with `debugfs -R "dump PATH OUT" DISKIMG`).
+# CPUS (default 1) is the guest's vCPUs: races between two tasks inside the kernel need two on a
+# kernel that is not preemptible.
 #
 # Exit status: 0 only if the payload exited 0, the guest powered off by itself, and the console
 # shows no panic, oops, WARNING, BUG, KASAN, UBSAN or lockdep report.
@@ -13,9 +15,10 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-timeout_s=${LAB_VM_TIMEOUT:-120} diskdir="" mem=512 keepdisk=""
-while getopts "t:d:m:o:" o; do
+timeout_s=${LAB_VM_TIMEOUT:-120} diskdir="" mem=512 keepdisk="" cpus=1
+while getopts "t:d:m:o:c:" o; do
 	case $o in
+	c) cpus=$OPTARG ;;
 	o) keepdisk=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	d) diskdir=$OPTARG ;;
@@ -24,7 +27,7 @@ while getopts "t:d:m:o:" o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { echo "usage: vm-run.sh [-t S] [-d DIR] [-m MB] KERNEL PAYLOAD_DIR [LOG]" >&2; exit 5; }
+[ $# -ge 2 ] || { echo "usage: vm-run.sh [-t S] [-d DIR] [-m MB] [-c CPUS] KERNEL PAYLOAD_DIR [LOG]" >&2; exit 5; }
 kname=$1 payload=$2
 parse_name "$kname"
 [ "$K_VARIANT" = kasan ] && [ "$mem" -lt 1024 ] && mem=1024
@@ -111,10 +114,10 @@ cpu=$(arch_field cpu)
 [ "$accel" = kvm ] && cpu=host
 qemu+=(-accel "$accel" -cpu "$cpu")
 
-progress "vm $kname" "boot ($accel, ${mem}M, timeout ${timeout_s}s)"
+progress "vm $kname" "boot ($accel, ${mem}M, $cpus CPU, timeout ${timeout_s}s)"
 t0=$(date +%s)
 set +e
-timeout -k 5 "$timeout_s" "${qemu[@]}" -m "$mem" -smp 1 \
+timeout -k 5 "$timeout_s" "${qemu[@]}" -m "$mem" -smp "$cpus" \
 	-kernel "$image" -initrd "$work/initramfs.gz" "${drive[@]}" \
 	-append "console=$console panic=-1 loglevel=5 ${LAB_CMDLINE:-}" \
 	-no-reboot -display none -serial stdio -monitor none </dev/null 2>"$work/qemu.err" |

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # vm-stress.sh KERNEL [SECONDS [SEED]]: boots KERNEL and runs buildid_stress
 # (tools/testing/selftests/perf_events) for SECONDS (default 60) with SEED (default: the time),
-# on an ext4 disk, so that dropping pages from the page cache drops them. The console must stay
+# on an ext4 disk, so that dropping pages from the page cache drops them, on two vCPUs, so that
+# a rewrite can land between two reads of the parser on a kernel that is not preemptible (QEMU
+# runs them on threads of their own: MTTCG). The console must stay
 # clean (vm-run.sh: no KASAN, lockdep, BUG, WARN or RCU stall report) and every build ID in an
 # MMAP2 record must be one its file had, or torn between two of them. The console is
 # build/vm-stress/KERNEL/console.log; the seed line replays a run.
@@ -22,7 +24,7 @@ rm -rf "$out/payload/perf_events"
 cat >"$out/payload/run.sh" <<GUEST
 cd "\$LAB_BLOCK_DIR" && ./buildid_stress -t $secs -s $seed -d "\$LAB_BLOCK_DIR/files"
 GUEST
-"$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$out/disk" -m 1024 -t $((secs + 240)) "$kname" \
+"$LAB_ROOT/kernel/scripts/vm-run.sh" -d "$out/disk" -m 1024 -c 2 -t $((secs + 240)) "$kname" \
 	"$out/payload" "$out/console.log" || {
 	rc=$?
 	grep -E '^# |ok 1' "$out/console.log" >&2 || true

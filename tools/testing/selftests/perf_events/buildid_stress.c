@@ -14,7 +14,8 @@
  *     unmap them;
  *   - a rewriter writes another version's ID into a file in place (in two halves, to widen the
  *     window), truncates a file and restores it, extends it and restores it, punches a hole
- *     over the note and restores it, and drops files from the page cache;
+ *     over the note and restores it, grows the note's n_descsz past 20 and restores it, and
+ *     drops files from the page cache;
  *   - a forker forks children that map a file and exit, and children that exec this program
  *     (-x: map a file, exit);
  *   - consumers open perf events on every CPU with random attributes around the feature
@@ -22,8 +23,10 @@
  *     attr.size), let them run a random while, drain them (or let the ring overflow), and
  *     close them.
  * -n leaves out rewriter operations, each a letter: r (an ID rewritten in place), t (truncate
- * and restore), e (extend and restore), h (punch a hole and restore), d (drop from the page
- * cache), to narrow down what a failure needs.
+ * and restore), e (extend and restore), h (punch a hole and restore), z (n_descsz grown and
+ * restored), d (drop from the page cache), to narrow down what a failure needs. z is there for
+ * a parser that reads n_descsz twice, once to check it and once to copy (5.10's BPF stack map
+ * did): the copy would then take 32 bytes into a 20-byte id.
  * Every MMAP2 record that carries a build ID and names one of the files is checked: the ID
  * must be one the file had (a version) or torn between versions; anything else is wrong and
  * fails the run. Prints the seed, the operations per second, the records checked, the IDs
@@ -64,9 +67,9 @@ static size_t desc_off;			/* offset of the build ID's bytes in the file */
 static size_t id_len;
 static uint8_t ids[VERSIONS][BID_BUILD_ID_MAX];
 static atomic_bool stop;
-static char skip_ops[16];		/* -n: rewriter operations left out (r t e h d) */
+static char skip_ops[16];		/* -n: rewriter operations left out (r t e h z d) */
 
-static atomic_ulong n_maps, n_rewrites, n_truncs, n_holes, n_drops, n_forks, n_execs,
+static atomic_ulong n_maps, n_rewrites, n_truncs, n_holes, n_descsz, n_drops, n_forks, n_execs,
 	n_opens, n_records, n_with_id, n_torn, n_wrong, n_lost, n_leaked;
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -237,8 +240,11 @@ static void *rewriter(void *arg)
 
 		if (fd < 0)
 			die(paths[i]);
-		int op = next(&rs) % 8;
-		static const char op_letter[8] = "rrrtehdd";
+		int op = next(&rs) % 9;
+		static const char op_letter[9] = "rrrtehddz";
+		/* n_descsz: the note header's second word, before the type and "GNU\0" */
+		const off_t descsz_off = desc_off - 8;
+		uint32_t descsz;
 
 		if (strchr(skip_ops, op_letter[op])) {
 			close(fd);
@@ -273,6 +279,16 @@ static void *rewriter(void *arg)
 				write_version(i, v);
 				fd = -1;
 			}
+			break;
+		case 8:
+			/* Longer than any id: a parser that reads it once refuses the note. */
+			descsz = id_len + 12;
+			if (pwrite(fd, &descsz, 4, descsz_off) != 4)
+				die("descsz");
+			descsz = id_len;
+			if (pwrite(fd, &descsz, 4, descsz_off) != 4)
+				die("descsz");
+			atomic_fetch_add(&n_descsz, 1);
 			break;
 		default:
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -483,14 +499,16 @@ int main(int argc, char **argv)
 		unlink(paths[i]);
 	rmdir(dir);
 
-	printf("# %.1f s: %lu maps, %lu rewrites, %lu truncates/extends, %lu holes, %lu cache drops, "
+	printf("# %.1f s: %lu maps, %lu rewrites, %lu truncates/extends, %lu holes, "
+	       "%lu descsz flips, %lu cache drops, "
 	       "%lu forks, %lu execs, %lu events opened: %.0f operations/s\n", dt,
 	       atomic_load(&n_maps), atomic_load(&n_rewrites), atomic_load(&n_truncs),
-	       atomic_load(&n_holes), atomic_load(&n_drops), atomic_load(&n_forks),
+	       atomic_load(&n_holes), atomic_load(&n_descsz), atomic_load(&n_drops),
+	       atomic_load(&n_forks),
 	       atomic_load(&n_execs), atomic_load(&n_opens),
 	       (atomic_load(&n_maps) + atomic_load(&n_rewrites) + atomic_load(&n_truncs) +
-		atomic_load(&n_holes) + atomic_load(&n_drops) + atomic_load(&n_forks) +
-		atomic_load(&n_execs) + atomic_load(&n_opens)) / dt);
+		atomic_load(&n_holes) + atomic_load(&n_descsz) + atomic_load(&n_drops) +
+		atomic_load(&n_forks) + atomic_load(&n_execs) + atomic_load(&n_opens)) / dt);
 	printf("# %lu MMAP2 records read (%lu lost records), %lu with a build id of the files: "
 	       "%lu torn by a rewrite, %lu wrong; %lu with the build-id bit from an event that "
 	       "did not ask\n", atomic_load(&n_records), atomic_load(&n_lost),
