@@ -77,8 +77,8 @@ step "fleet round trip: record --archive in 5.10-buildid, served by debuginfod, 
 step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
 	kernel/scripts/vm-bpf.sh 5.10
 # make stress runs it for as long as asked, on any kernel; this is its smoke run.
-step "stress smoke: 20 s of buildid_stress on 5.10-buildid: no wrong build ID, clean console" \
-	kernel/scripts/vm-stress.sh 5.10-buildid 20
+step "stress smoke: 45 s of buildid_stress on 5.10-buildid-kasan: no wrong build ID, clean console" \
+	kernel/scripts/vm-stress.sh 5.10-buildid-kasan 45
 step "short-lived children with deleted and replaced files on 5.10-buildid: all ids right" \
 	kernel/scripts/vm-coverage.sh 5.10-buildid
 step "the same on pristine 5.10: file path only, BPF alone >= 99%, both >= 99%, none wrong" \
