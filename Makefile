@@ -212,14 +212,18 @@ vm-exec-race: deps perf-buildid
 vm-archive: deps perf-buildid
 	@$(LAB)/vm-archive.sh $(KERNEL)
 
-# buildid_stress in a lab guest: mappings, in-place rewrites, truncation, holes, page-cache
-# drops, fork/exec churn and perf events with random attributes at once; every build ID in an
-# MMAP2 record checked against the versions its file had. KERNEL (default 5.10-buildid),
-# DURATION seconds, SEED to replay a run.
+# buildid_stress in lab guests: mappings, in-place rewrites, truncation, holes, n_descsz
+# flips, page-cache drops, fork/exec churn and perf events with random attributes at once, on
+# two vCPUs; every build ID in an MMAP2 record checked against the versions its file had, the
+# console clean. On a kernel without the feature (pristine 5.10, 5.10-fixes): BPF build-ID
+# stacks during exec churn (vm-exec-race.sh). DURATION seconds on each of STRESS_KERNELS (or
+# on KERNEL alone when given on the command line), SEED to replay a run.
 .PHONY: stress
-DURATION ?= 60
-stress: deps
-	@$(LAB)/vm-stress.sh $(KERNEL) $(DURATION) $(SEED)
+DURATION ?= 1800
+STRESS_KERNELS ?= 5.10-buildid-kasan 5.10-rt-buildid 6.12-kasan 5.10 5.10-fixes
+stress: deps perf-buildid
+	@set -e; for k in $(if $(filter command line,$(origin KERNEL)),$(KERNEL),$(STRESS_KERNELS)); do \
+		$(LAB)/vm-stress.sh "$$k" $(DURATION) $(SEED); done
 
 # Removes build/ (the kernel caches outside the clone stay).
 clean:

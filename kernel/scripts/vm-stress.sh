@@ -7,10 +7,19 @@
 # clean (vm-run.sh: no KASAN, lockdep, BUG, WARN or RCU stall report) and every build ID in an
 # MMAP2 record must be one its file had, or torn between two of them. The console is
 # build/vm-stress/KERNEL/console.log; the seed line replays a run.
+#
+# A kernel without build IDs in MMAP2 (pristine 5.10, 5.10-fixes) has only the BPF path:
+# there the stress is vm-exec-race.sh, build-ID stacks sampled at 10 kHz while children exec
+# (5.10's vmacache race), for as long, and the console must stay clean.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=$1 secs=${2:-60} seed=${3:-$(date +%s)}
 parse_name "$kname"
+if [ "$K_FEATURE" = 0 ]; then
+	progress "vm-stress $kname" "no build IDs in MMAP2: BPF build-ID stacks during exec churn"
+	exec "$LAB_ROOT/kernel/scripts/vm-exec-race.sh" "$kname" "$secs" \
+		"$LAB_ROOT/build/vm-stress/$kname.console.log"
+fi
 image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname")
 imgdir=$(dirname "$image")
 out=$LAB_ROOT/build/vm-stress/$kname
