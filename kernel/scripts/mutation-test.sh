@@ -11,20 +11,30 @@
 # current series (it must still apply, offsets allowed) and exits; review the result.
 # --doc writes the table of the run into Documentation/selftests.md (between the
 # "mutation-table" markers); the table always goes to build/mutation-table.md.
+#
+# --stress SECONDS runs the mutations of kernel/mutations/stress instead: races that no selftest
+# can time, caught by make stress's program (vm-stress.sh, seed 1) within SECONDS, through a
+# wrong build ID or a kernel report on the console.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 # The kernel the mutations break: they are written against its series.
 parse_name 5.10-buildid
 mdir=$LAB_ROOT/kernel/mutations
-refresh=0 doc=0 names=()
-for a in "$@"; do
-	case $a in
+refresh=0 doc=0 stress="" names=()
+while [ $# -gt 0 ]; do
+	case $1 in
 	--refresh) refresh=1 ;;
 	--doc) doc=1 ;;
-	-*) die "unknown option $a" ;;
-	*) names+=("$a") ;;
+	--stress)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--stress takes a number of seconds"
+		stress=$2 mdir=$mdir/stress
+		shift ;;
+	-*) die "unknown option $1" ;;
+	*) names+=("$1") ;;
 	esac
+	shift
 done
+[ -z "$stress" ] || [ "$doc" = 0 ] || die "--doc writes the selftests' table; --stress has none"
 if [ ${#names[@]} -eq 0 ]; then
 	for p in "$mdir"/*.patch; do names+=("$(basename "$p" .patch)"); done
 fi
@@ -120,6 +130,23 @@ for m in "${names[@]}"; do
 	cp "$pf" "$sdir/9999-mutation-$m.patch"
 	{ cat "$SERIES_DIR/series"; echo "9999-mutation-$m.patch"; } >"$sdir/series"
 	progress "mutation $m" "$what"
+	if [ -n "$stress" ]; then
+		set +e
+		t0=$(date +%s)
+		LAB_SERIES_DIR=$sdir "$LAB_ROOT/kernel/scripts/vm-stress.sh" "$K_NAME" "$stress" 1 \
+			>"$work/$m.log" 2>&1
+		rc=$?
+		set -e
+		con=$LAB_ROOT/build/vm-stress/$K_NAME/console.log
+		case $rc in
+		0) report+=("SURVIVED  $m: ${stress}s of stress, no wrong id, clean console"); bad=1 ;;
+		1) report+=("CAUGHT    $m by the stress's check: $(grep -m1 -o '[0-9]* wrong' "$con")") ;;
+		2) report+=("CAUGHT    $m by a kernel report: $(grep -m1 -E 'BUG|KASAN|Oops|WARNING|UBSAN' "$con")") ;;
+		*) report+=("BROKE-VM  $m: vm-stress exit $rc ($(grep 'lab: ' "$work/$m.log" | head -1))"); bad=1 ;;
+		esac
+		report[-1]+=" (boot to verdict $(( $(date +%s) - t0 ))s, build included)"
+		continue
+	fi
 	set +e
 	LAB_SERIES_DIR=$sdir VMTEST_TAG=mutation-$m "$LAB_ROOT/kernel/scripts/vm-test.sh" "$K_NAME" \
 		>"$work/$m.log" 2>&1
