@@ -189,7 +189,8 @@ check "our -z file: perf's copy holds no compressed record" \
 "$PB" script -i ours-plain.data >o-plain.script
 check "our script reads our -z file as perf decompresses it" cmp -s o-ours.script o-plain.script
 
-"$PB" record -q --compression-level=9 -g -F 4000 -o - -- "$WL" 300 >ours-pipe.data 2>/dev/null
+# A second long enough for several drains (each a compressed record) on a loaded machine too.
+"$PB" record -q --compression-level=9 -g -F 4000 -o - -- "$WL" 1000 >ours-pipe.data 2>/dev/null
 check "record -z -o -: the stream has compressed records" [ "$(count_compressed ours-pipe.data)" -gt 1 ]
 check "perf report reads our -z stream on stdin without warnings" \
 	perf_quiet o-pipe-report report --stdio -i - <ours-pipe.data
