@@ -14,8 +14,8 @@
  *     unmap them;
  *   - a rewriter writes another version's ID into a file in place (in two halves, to widen the
  *     window), truncates a file and restores it, extends it and restores it, punches a hole
- *     over the note and restores it, grows the note's n_descsz past 20 and restores it, and
- *     drops files from the page cache;
+ *     over the note and restores it, flips the note's n_descsz between 20 and 32 (512 times
+ *     in a row), and drops files from the page cache;
  *   - a forker forks children that map a file and exit, and children that exec this program
  *     (-x: map a file, exit);
  *   - consumers open perf events on every CPU with random attributes around the feature
@@ -23,10 +23,10 @@
  *     attr.size), let them run a random while, drain them (or let the ring overflow), and
  *     close them.
  * -n leaves out rewriter operations, each a letter: r (an ID rewritten in place), t (truncate
- * and restore), e (extend and restore), h (punch a hole and restore), z (n_descsz grown and
- * restored), d (drop from the page cache), to narrow down what a failure needs. z is there for
- * a parser that reads n_descsz twice, once to check it and once to copy (5.10's BPF stack map
- * did): the copy would then take 32 bytes into a 20-byte id.
+ * and restore), e (extend and restore), h (punch a hole and restore), z (n_descsz flipped),
+ * d (drop from the page cache), to narrow down what a failure needs. z is there for a parser
+ * that reads n_descsz twice, once to check it and once to copy (5.10's BPF stack map did): the
+ * copy would then take 32 bytes into a 20-byte id.
  * Every MMAP2 record that carries a build ID and names one of the files is checked: the ID
  * must be one the file had (a version) or torn between versions; anything else is wrong and
  * fails the run. Prints the seed, the operations per second, the records checked, the IDs
@@ -281,13 +281,16 @@ static void *rewriter(void *arg)
 			}
 			break;
 		case 8:
-			/* Longer than any id: a parser that reads it once refuses the note. */
-			descsz = id_len + 12;
-			if (pwrite(fd, &descsz, 4, descsz_off) != 4)
-				die("descsz");
-			descsz = id_len;
-			if (pwrite(fd, &descsz, 4, descsz_off) != 4)
-				die("descsz");
+			/*
+			 * Longer than any id, back and forth, many times: a parser that reads it
+			 * once refuses the note or takes it whole, and one that reads it twice
+			 * needs a flip between its two reads, a window of a few instructions.
+			 */
+			for (int k = 0; k < 512; k++) {
+				descsz = k & 1 ? id_len : id_len + 12;
+				if (pwrite(fd, &descsz, 4, descsz_off) != 4)
+					die("descsz");
+			}
 			atomic_fetch_add(&n_descsz, 1);
 			break;
 		default:
@@ -466,8 +469,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# seed %llu (replay: -s %llu -t %u -f %u)\n", (unsigned long long)seed,
-	       (unsigned long long)seed, secs, nfiles);
+	printf("# seed %llu (replay: -s %llu -t %u -f %u), %ld CPUs online\n",
+	       (unsigned long long)seed, (unsigned long long)seed, secs, nfiles,
+	       sysconf(_SC_NPROCESSORS_ONLN));
 	r = bid_probe();
 	if (r) {
 		printf("# SKIP: %s (%d)\n", BID_SKIP_REASON, r);
