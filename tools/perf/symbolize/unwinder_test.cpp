@@ -230,8 +230,9 @@ TEST_F(UnwinderTest, KeptStateUnwindsAsAFreshUnwinder) {
     complete += a.stop == UnwindStop::kComplete;
   });
   ASSERT_TRUE(st.ok()) << st.error().ToString();
-  EXPECT_EQ(300, compared);
-  EXPECT_GE(complete, 290);
+  // The recording's length is fixed, its samples are not: a loaded machine gives fewer.
+  ASSERT_GE(compared, 200) << "too few user samples recorded to compare";
+  EXPECT_GE(complete, compared * 29 / 30);
 }
 
 // A pid that comes back as another process, with another library where the first had its
