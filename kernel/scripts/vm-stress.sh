@@ -19,6 +19,7 @@ kname=$1 secs=${2:-60} seed=${3:-$(date +%s)}
 parse_name "$kname"
 if [ "$K_FEATURE" = 0 ]; then
 	progress "vm-stress $kname" "no build IDs in MMAP2: BPF build-ID stacks during exec churn"
+	mkdir -p "$LAB_ROOT/build/vm-stress"
 	exec "$LAB_ROOT/kernel/scripts/vm-exec-race.sh" "$kname" "$secs" \
 		"$LAB_ROOT/build/vm-stress/$kname.console.log"
 fi
