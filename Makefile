@@ -219,6 +219,13 @@ vm-exec-race: deps perf-buildid
 vm-archive: deps perf-buildid
 	@$(LAB)/vm-archive.sh $(KERNEL)
 
+# Kernel modules: in a guest of KERNEL (default 5.10-buildid-mod, a kernel with loadable
+# modules), two test modules are loaded and record names each by its own build ID; on the host,
+# buildid-list (ours and perf's) and report by build ID alone.
+.PHONY: vm-modules
+vm-modules: deps perf-buildid
+	@$(LAB)/vm-modules.sh $(KERNEL)
+
 # buildid_stress in lab guests: mappings, in-place rewrites, truncation, holes, n_descsz
 # flips, page-cache drops, fork/exec churn and perf events with random attributes at once, on
 # two vCPUs; every build ID in an MMAP2 record checked against the versions its file had, the

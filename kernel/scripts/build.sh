@@ -27,8 +27,9 @@ build() {
 	[ "$prefix" = - ] && prefix=""
 	[ -z "$prefix" ] || cross=(CROSS_COMPILE="$prefix")
 	targets=("$target")
-	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`.
-	[ "$K_VARIANT" = abi ] && targets+=(modules)
+	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`; the
+	# modules of a -mod kernel are built against it, in its object tree.
+	case $K_VARIANT in abi | mod) targets+=(modules) ;; esac
 	cc=${prefix}gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
 	lab_ccache_env

@@ -123,6 +123,8 @@ LAB_KERNELS=(
 	"5.10-os -"
 	"5.10-fixes-os -"
 	"5.10-fixes -"
+	# kernel modules recorded in a guest (kernel/scripts/vm-modules.sh, its own step of check)
+	"5.10-buildid-mod -"
 )
 
 # lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_ARCHES, LAB_KERNELS), one a line: a row
@@ -190,12 +192,13 @@ lab_kernels_of() {
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
 # PREEMPT_RT patch, applied last: over the series and the fixes, as Debian applies it), K_FIXES (0|1: the base's fixes under the series, their
-# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os; os: -Os instead of base.config's -O2),
+# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os|mod; os: -Os instead of base.config's -O2;
+# mod: loadable modules, the lab's test modules built against it by vm-modules.sh),
 # K_ARCH (an architecture of LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page
 # sizes), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
 # K_UPSTREAM (its base has them
 # upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
-# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os]:
+# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os|-mod]:
 # no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
@@ -207,6 +210,7 @@ parse_name() {
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
 	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
 	*-os) K_VARIANT=os; n=${n%-os} ;;
+	*-mod) K_VARIANT=mod; n=${n%-mod} ;;
 	esac
 	case $n in *-[0-9]*k) K_PAGES=${n##*-}; n=${n%-*} ;; esac
 	for a in "${arches[@]:1}"; do
@@ -219,7 +223,7 @@ parse_name() {
 	local series rt fixes
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os|-mod], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
 	fixes=$(base_field "$K_BASE" fixes)
@@ -305,6 +309,7 @@ config_fragments() {
 	# the kernels without the feature, and the stack map's build IDs beside MMAP2's on all.
 	echo "$CONFIGS/bpf.config"
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
+	[ "$K_VARIANT" = mod ] && echo "$CONFIGS/modules.config"
 	# Last: -Os over base.config's -O2.
 	[ "$K_VARIANT" = os ] && echo "$CONFIGS/size.config"
 	return 0

@@ -308,6 +308,7 @@ class Recorder {
   bool TargetsGone() const;
   Status Synthesize(const std::vector<pid_t>& pids);
   Status SynthesizeKernel();
+  Status SynthesizeModules();
   Status SynthesizeData(pid_t pid);
   Mmap2Record SynthMmap2(pid_t pid, const ProcMapping& pm) const;
   Status Drain(bool* wrote);
@@ -845,6 +846,42 @@ Status Recorder::SynthesizeKernel() {
   return writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr_));
 }
 
+// One kernel MMAP2 per loaded module, as perf writes them: the kernel reports no module load,
+// so without these a sample in a module's code falls outside every mapping. Each is named
+// "[name]" and carries the module's own build ID from sysfs (perf 6.17 gave every module the
+// first one's).
+Status Recorder::SynthesizeModules() {
+  auto mods = ReadKernelModules();
+  if (!mods.ok()) {
+    Warn("kernel modules not recorded: %s", mods.error().ToString().c_str());
+    return Ok();
+  }
+  for (const KernelModule& km : *mods) {
+    Mmap2Record m;
+    m.pid = static_cast<uint32_t>(-1);
+    m.tid = 0;
+    m.start = km.start;
+    m.len = km.size;
+    m.pgoff = 0;
+    std::string name = "[" + km.name + "]";
+    m.filename = name;
+    auto id = KernelModuleBuildId(km.name);
+    if (!id.ok()) {
+      Warn("module %s recorded without its build id: %s", km.name.c_str(),
+           id.error().ToString().c_str());
+    } else if (*id) {
+      Remember(name, **id, true);
+      if (!fallback_) {
+        m.has_build_id = true;
+        m.build_id = **id;
+      }
+    }
+    m.sample_id = SynthId(0, 0);
+    PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr_)));
+  }
+  return Ok();
+}
+
 Status Recorder::Synthesize(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) {
     auto snap = SnapshotProcess(pid);
@@ -1182,6 +1219,7 @@ Status Recorder::Prepare() {
   if (opt_.system_wide())
     synth = ListPids("/proc");
   PBID_RETURN_IF_ERROR(SynthesizeKernel());
+  PBID_RETURN_IF_ERROR(SynthesizeModules());
   PBID_RETURN_IF_ERROR(Synthesize(synth));
   PBID_RETURN_IF_ERROR(writer_->WriteRecord(BuildEmptyRecord(kRecordFinishedInit)));
 

@@ -291,15 +291,32 @@ Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std:
   return ReadElfBuildIdMemory(img.data(), img.size(), name);
 }
 
-Result<MaybeBuildId> KernelBuildId() {
-  const char* path = "/sys/kernel/notes";
+namespace {
+
+// The build id in a file that holds bare notes, as sysfs shows them; missing is an error unless
+// `missing_is_none`.
+Result<MaybeBuildId> NotesFileBuildId(const std::string& path, bool missing_is_none) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (!in) {
+    if (missing_is_none && errno == ENOENT)
+      return MaybeBuildId();
     return Error::Sys(path, errno, "cannot open");
+  }
   std::vector<char> notes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (notes.empty())
     return MaybeBuildId();
   return ReadNotesBuildId(notes.data(), notes.size(), path);
+}
+
+}  // namespace
+
+Result<MaybeBuildId> KernelBuildId() {
+  return NotesFileBuildId("/sys/kernel/notes", false);
+}
+
+Result<MaybeBuildId> KernelModuleBuildId(const std::string& name, const std::string& sys_module) {
+  // A module linked without --build-id has no such file.
+  return NotesFileBuildId(sys_module + "/" + name + "/notes/.note.gnu.build-id", true);
 }
 
 }  // namespace pbid

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -139,6 +140,31 @@ TEST(ElfBuildIdTest, KernelMatchesPerf) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
     s.pop_back();
   EXPECT_EQ(s, (*id)->ToHex());
+}
+
+// Each module's id is its own notes file's (perf 6.17 gave every module the first one's).
+TEST(ElfBuildIdTest, KernelModuleFromSysfs) {
+  testing::TempDir tmp;
+  const unsigned char a[] = {4, 0, 0,   0,   4,   0, 0,    0,    3,    0,
+                             0, 0, 'G', 'N', 'U', 0, 0xaa, 0xaa, 0xaa, 0x01};
+  const unsigned char b[] = {4, 0, 0,   0,   4,   0, 0,    0,    3,    0,
+                             0, 0, 'G', 'N', 'U', 0, 0xbb, 0xbb, 0xbb, 0x02};
+  for (auto [name, notes] : {std::pair{"mod_a", a}, std::pair{"mod_b", b}}) {
+    std::string dir = tmp.path() + "/" + name + "/notes";
+    ASSERT_EQ(0, system(("mkdir -p " + dir).c_str()));
+    std::ofstream(dir + "/.note.gnu.build-id", std::ios::binary)
+        .write(reinterpret_cast<const char*>(notes), sizeof(a));
+  }
+  ASSERT_EQ(0, system(("mkdir -p " + tmp.path() + "/no_id/notes").c_str()));
+  auto ia = KernelModuleBuildId("mod_a", tmp.path());
+  auto ib = KernelModuleBuildId("mod_b", tmp.path());
+  ASSERT_TRUE(ia.ok() && ia->has_value());
+  ASSERT_TRUE(ib.ok() && ib->has_value());
+  EXPECT_EQ("aaaaaa01", (*ia)->ToHex());
+  EXPECT_EQ("bbbbbb02", (*ib)->ToHex());
+  auto none = KernelModuleBuildId("no_id", tmp.path());
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
 }
 
 }  // namespace

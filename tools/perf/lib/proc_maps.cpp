@@ -313,4 +313,28 @@ Result<std::optional<KernelText>> ReadKernelText(const std::string& kallsyms) {
   return std::optional<KernelText>(KernelText{text, etext});
 }
 
+Result<std::vector<KernelModule>> ReadKernelModules(const std::string& modules) {
+  std::vector<KernelModule> out;
+  std::ifstream in(modules);
+  if (!in) {
+    if (errno == ENOENT)
+      return out;  // CONFIG_MODULES=n
+    return Error::Sys(modules, errno, "cannot open");
+  }
+  // "name size refcount deps state address [taints]"; deps is "-" or "a,b,".
+  std::string line;
+  for (int n = 1; std::getline(in, line); n++) {
+    char name[64], state[16];
+    uint64_t size, addr;
+    if (sscanf(line.c_str(), "%63s %" SCNu64 " %*s %*s %15s 0x%" SCNx64, name, &size, state,
+               &addr) != 4) {
+      return Error(modules, "line " + std::to_string(n) + " does not parse: " + line);
+    }
+    if (strcmp(state, "Live") != 0 || addr == 0 || size == 0)
+      continue;  // loading or going away, or its address hidden
+    out.push_back(KernelModule{name, addr, size});
+  }
+  return out;
+}
+
 }  // namespace pbid

@@ -260,5 +260,33 @@ TEST(ProcMapsTest, KernelTextHiddenOrMissing) {
   EXPECT_EQ(ENOENT, missing.error().sys_errno);
 }
 
+// /proc/modules as 5.10 writes it: only live modules with an address become mappings.
+TEST(ProcMapsTest, KernelModules) {
+  testing::TempDir tmp;
+  std::string p = tmp.path() + "/modules";
+  std::ofstream(p) << "pbid_mod_b 16384 0 - Live 0xffffffffc0005000 (O)\n"
+                      "pbid_mod_a 16384 1 pbid_mod_b, Live 0xffffffffc0000000 (O)\n"
+                      "going 8192 0 - Unloading 0xffffffffc0010000\n"
+                      "hidden 8192 0 - Live 0x0000000000000000\n";
+  auto m = ReadKernelModules(p);
+  ASSERT_TRUE(m.ok()) << m.error().ToString();
+  ASSERT_EQ(2u, m->size());
+  EXPECT_EQ("pbid_mod_b", (*m)[0].name);
+  EXPECT_EQ(0xffffffffc0005000u, (*m)[0].start);
+  EXPECT_EQ(16384u, (*m)[0].size);
+  EXPECT_EQ("pbid_mod_a", (*m)[1].name);
+  EXPECT_EQ(0xffffffffc0000000u, (*m)[1].start);
+
+  // A kernel without modules has no file: no modules, not an error.
+  auto none = ReadKernelModules(tmp.path() + "/absent");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+
+  std::ofstream(p) << "pbid_mod_a sixteen 0 - Live 0xffffffffc0000000\n";
+  auto bad = ReadKernelModules(p);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string::npos, bad.error().message.find("line 1")) << bad.error().ToString();
+}
+
 }  // namespace
 }  // namespace pbid

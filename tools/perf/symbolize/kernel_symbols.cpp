@@ -18,7 +18,7 @@ KernelSymbols::KernelSymbols(const PerfDataReader& reader, Symbolizer& symbolize
 void KernelSymbols::Decide(const Mapping* km) {
   decided_ = true;
   std::optional<BuildId> recorded;
-  if (km != nullptr && km->build_id) {
+  if (km != nullptr && km->build_id && !IsModule(*km)) {
     recorded = km->build_id;
   } else if (reader_.features().build_ids) {
     for (const BuildIdEntry& e : *reader_.features().build_ids) {
@@ -68,6 +68,13 @@ std::optional<int64_t> KernelSymbols::KaslrShift(const Mapping& km) {
   return shift;
 }
 
+// A module's mapping, as recorders name them: "[name]", where the kernel's is
+// "[kernel.kallsyms]..." (perf's rule, machine__process_kernel_mmap_event()).
+bool KernelSymbols::IsModule(const Mapping& km) {
+  return km.path.size() > 2 && km.path.front() == '[' && km.path.back() == ']' &&
+         km.path.rfind(kKernelDsoName, 0) != 0;
+}
+
 KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, SymbolDetail detail) {
   if (!decided_)
     Decide(km);
@@ -81,6 +88,16 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
   }
   if (km == nullptr || !km->build_id)
     return n;
+  if (IsModule(*km)) {
+    // The module's own file, by its build ID: kernel addresses in a module are its load
+    // address plus where the kernel put the code, whatever the KASLR offset.
+    auto s = symbolizer_.SymbolizeKernelModule(*km->build_id, km->path, ip - km->start);
+    if (s.ok() && s->status == SymbolizeStatus::kOk) {
+      n.module = km->path.substr(1, km->path.size() - 2);
+      n.frames = std::move(s->frames);
+    }
+    return n;
+  }
   std::optional<int64_t> shift = KaslrShift(*km);
   if (!shift)
     return n;

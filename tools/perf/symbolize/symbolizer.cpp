@@ -6,6 +6,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -434,6 +435,87 @@ Result<Symbolization> Symbolizer::SymbolizeVaddr(const std::optional<BuildId>& b
   if (mod == nullptr)
     return r;
   return Describe(*mod, vaddr, recorded_path, r, detail);
+}
+
+namespace {
+
+// The section of a relocatable file (its index) and the offset in it of the byte core_offset
+// bytes into the code of the module's core as the kernel lays it out (see
+// SymbolizeKernelModule); nullopt outside that code or when elf is not relocatable.
+std::optional<std::pair<size_t, uint64_t>> ModuleCoreSection(Elf* elf, uint64_t core_offset) {
+  GElf_Ehdr eh;
+  size_t shstrndx;
+  if (gelf_getehdr(elf, &eh) == nullptr || eh.e_type != ET_REL ||
+      elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return std::nullopt;
+  uint64_t size = 0;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr)
+      return std::nullopt;
+    if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
+      continue;
+    const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (name == nullptr || strncmp(name, ".init", 5) == 0)
+      continue;  // freed after the module's init: never in its core
+    uint64_t align = sh.sh_addralign > 1 ? sh.sh_addralign : 1;
+    uint64_t off = (size + align - 1) / align * align;
+    if (core_offset >= off && core_offset - off < sh.sh_size)
+      return std::pair{elf_ndxscn(scn), core_offset - off};
+    size = off + sh.sh_size;
+  }
+  return std::nullopt;
+}
+
+// The function of a relocatable file that covers offset `off` of section `shndx`: its symbols'
+// values are offsets in their sections, which libdwfl's address lookups do not tell apart.
+const char* RelocatableFunction(Elf* elf, size_t shndx, uint64_t off) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
+      continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr)
+      return nullptr;
+    for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr)
+        break;
+      if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx == shndx && off >= sym.st_value &&
+          off - sym.st_value < sym.st_size)
+        return elf_strptr(elf, sh.sh_link, sym.st_name);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<Symbolization> Symbolizer::SymbolizeKernelModule(const std::optional<BuildId>& build_id,
+                                                        const std::string& recorded_path,
+                                                        uint64_t core_offset) {
+  Symbolization r;
+  Module* mod = UsableModule(build_id, recorded_path, &r);
+  if (mod == nullptr)
+    return r;
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(mod->mod, &bias);
+  if (elf == nullptr)
+    return Error(recorded_path, "libdwfl: " + std::string(dwfl_errmsg(-1)));
+  auto where = ModuleCoreSection(elf, core_offset);
+  if (!where) {
+    r.status = SymbolizeStatus::kOffsetNotMapped;
+    return r;
+  }
+  const char* name = RelocatableFunction(elf, where->first, where->second);
+  if (name == nullptr) {
+    r.status = SymbolizeStatus::kNoSymbol;
+    return r;
+  }
+  r.frames.push_back(SourceFrame{name, "", "", 0, 0});
+  r.status = SymbolizeStatus::kOk;
+  mod->any_ok = true;
+  return r;
 }
 
 Result<std::optional<uint64_t>> Symbolizer::SymbolAddress(const BuildId& id,

@@ -52,6 +52,10 @@ Result<MaybeBuildId> ReadNotesBuildId(const void* notes, size_t size, const std:
 
 // The running kernel's build id from /sys/kernel/notes.
 Result<MaybeBuildId> KernelBuildId();
+// A loaded module's build id, from SYS_MODULE/NAME/notes/.note.gnu.build-id (sysfs shows each
+// note section of a module as a file); nothing when the module has no such note.
+Result<MaybeBuildId> KernelModuleBuildId(const std::string& name,
+                                         const std::string& sys_module = "/sys/module");
 
 }  // namespace pbid
 

@@ -98,6 +98,17 @@ struct KernelText {
 // hidden (kptr_restrict shows them as 0); an error when the file cannot be opened.
 Result<std::optional<KernelText>> ReadKernelText(const std::string& kallsyms = "/proc/kallsyms");
 
+// A loaded kernel module as MODULES (/proc/modules) lists it: its name and the range of its core
+// (code, then data) from its load address. The kernel writes no record when a module loads, so a
+// recorder names these ranges itself, as perf does.
+struct KernelModule {
+  std::string name;
+  uint64_t start = 0, size = 0;
+};
+// The live modules with an address: none when addresses are hidden (kptr_restrict shows 0),
+// none on a kernel without modules (no file); an error when a line does not parse.
+Result<std::vector<KernelModule>> ReadKernelModules(const std::string& modules = "/proc/modules");
+
 // Remembers build ids by inode so that a library mapped by many processes is parsed once.
 class BuildIdCache {
  public:

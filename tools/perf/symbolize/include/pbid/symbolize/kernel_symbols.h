@@ -5,7 +5,8 @@
 //      release) is the recorded kernel's;
 //   2. otherwise the vmlinux with the recorded kernel's build ID, found by the symbolizer's
 //      lookup chain, once the KASLR offset is known: the distance between the kernel mapping's
-//      start and the symbol the mapping is named after ("_text" for "[kernel.kallsyms]_text").
+//      start and the symbol the mapping is named after ("_text" for "[kernel.kallsyms]_text");
+//      and a module's address ("[name]" mappings) from its .ko, found by the module's build ID.
 // Without either, kernel addresses stay unnamed: a wrong kernel's names would be worse.
 #ifndef PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_
 #define PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_
@@ -44,6 +45,7 @@ class KernelSymbols {
   const std::string& note() const { return note_; }
 
  private:
+  static bool IsModule(const Mapping& km);
   void Decide(const Mapping* kernel_map);
   std::optional<int64_t> KaslrShift(const Mapping& km);
 

@@ -142,6 +142,16 @@ class Symbolizer {
                                        const std::string& recorded_path, uint64_t vaddr,
                                        SymbolDetail detail = SymbolDetail::kFull);
 
+  // A kernel module's address, core_offset bytes from the start of its core (the address
+  // /proc/modules gives), in the module's relocatable file (.ko) found by its build ID. The
+  // kernel lays out a module's core with its code first: the executable sections but .init
+  // ones, in file order, each aligned (layout_sections() in kernel/module.c, 5.10 to 6.x on
+  // x86_64); an offset past them is kOffsetNotMapped. Names the function from the symbol
+  // table (as perf does for modules): no source lines or inline frames.
+  Result<Symbolization> SymbolizeKernelModule(const std::optional<BuildId>& build_id,
+                                              const std::string& recorded_path,
+                                              uint64_t core_offset);
+
   // The ELF virtual address of a symbol of the module (e.g. "_text"), std::nullopt when the
   // module or the symbol is not found.
   Result<std::optional<uint64_t>> SymbolAddress(const BuildId& id, const std::string& recorded_path,
