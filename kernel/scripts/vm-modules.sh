@@ -17,6 +17,9 @@ bin=$LAB_ROOT/build/bin
 tests=$LAB_ROOT/tools/perf/tests
 work=$LAB_ROOT/build/vm-modules/$kname
 [ -x "$bin/perf-buildid" ] || die "$bin/perf-buildid is missing: run make perf-buildid first"
+for t in perf readelf debugfs; do
+	command -v "$t" >/dev/null || die "$t is missing (make deps installs it)"
+done
 "$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
 imgdir=$(image_dir)
 # External modules are built in the kernel's object tree, which must be the image's.

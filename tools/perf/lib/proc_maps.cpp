@@ -321,17 +321,16 @@ Result<std::vector<KernelModule>> ReadKernelModules(const std::string& modules) 
       return out;  // CONFIG_MODULES=n
     return Error::Sys(modules, errno, "cannot open");
   }
-  // "name size refcount deps state address [taints]"; deps is "-" or "a,b,".
+  // "name size refcount deps state address [taints]"; deps is "-" or "a,b,". The state is
+  // not looked at, as perf does not: a module still in its init or exit runs code in its core.
   std::string line;
   for (int n = 1; std::getline(in, line); n++) {
-    char name[64], state[16];
+    char name[64];
     uint64_t size, addr;
-    if (sscanf(line.c_str(), "%63s %" SCNu64 " %*s %*s %15s 0x%" SCNx64, name, &size, state,
-               &addr) != 4) {
+    if (sscanf(line.c_str(), "%63s %" SCNu64 " %*s %*s %*s 0x%" SCNx64, name, &size, &addr) != 3)
       return Error(modules, "line " + std::to_string(n) + " does not parse: " + line);
-    }
-    if (strcmp(state, "Live") != 0 || addr == 0 || size == 0)
-      continue;  // loading or going away, or its address hidden
+    if (addr == 0 || size == 0)
+      continue;  // its address hidden
     out.push_back(KernelModule{name, addr, size});
   }
   return out;

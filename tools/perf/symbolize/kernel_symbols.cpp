@@ -3,6 +3,8 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
+
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
 #include "pbid/session.h"
@@ -68,11 +70,24 @@ std::optional<int64_t> KernelSymbols::KaslrShift(const Mapping& km) {
   return shift;
 }
 
-// A module's mapping, as recorders name them: "[name]", where the kernel's is
-// "[kernel.kallsyms]..." (perf's rule, machine__process_kernel_mmap_event()).
+// A module's mapping, as recorders name them: "[name]", or the .ko's path where perf found it
+// under /lib/modules; the kernel image is "[kernel.kallsyms]..." or a guest's
+// "[guest.kernel.kallsyms...]" (perf's rule, machine__process_kernel_mmap_event()).
 bool KernelSymbols::IsModule(const Mapping& km) {
-  return km.path.size() > 2 && km.path.front() == '[' && km.path.back() == ']' &&
-         km.path.rfind(kKernelDsoName, 0) != 0;
+  const std::string& p = km.path;
+  if (p.rfind(kKernelDsoName, 0) == 0 || p.rfind("[guest.kernel.kallsyms", 0) == 0)
+    return false;
+  return (p.size() > 2 && p.front() == '[' && p.back() == ']') || (!p.empty() && p.front() == '/');
+}
+
+// "[name]", or "name" from a path ".../name.ko" (perf writes '-' in file names as '_').
+std::string KernelSymbols::ModuleName(const std::string& path) {
+  if (path.front() == '[')
+    return path.substr(1, path.size() - 2);
+  std::string base = path.substr(path.rfind('/') + 1);
+  base = base.substr(0, base.find('.'));
+  std::replace(base.begin(), base.end(), '-', '_');
+  return base;
 }
 
 KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, SymbolDetail detail) {
@@ -93,7 +108,7 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
     // address plus where the kernel put the code, whatever the KASLR offset.
     auto s = symbolizer_.SymbolizeKernelModule(*km->build_id, km->path, ip - km->start);
     if (s.ok() && s->status == SymbolizeStatus::kOk) {
-      n.module = km->path.substr(1, km->path.size() - 2);
+      n.module = ModuleName(km->path);
       n.frames = std::move(s->frames);
     }
     return n;

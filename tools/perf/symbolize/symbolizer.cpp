@@ -445,7 +445,9 @@ namespace {
 std::optional<std::pair<size_t, uint64_t>> ModuleCoreSection(Elf* elf, uint64_t core_offset) {
   GElf_Ehdr eh;
   size_t shstrndx;
-  if (gelf_getehdr(elf, &eh) == nullptr || eh.e_type != ET_REL ||
+  // Other architectures add sections at load (arm64's PLTs) or lay out otherwise: no name is
+  // better than a wrong one.
+  if (gelf_getehdr(elf, &eh) == nullptr || eh.e_type != ET_REL || eh.e_machine != EM_X86_64 ||
       elf_getshdrstrndx(elf, &shstrndx) != 0)
     return std::nullopt;
   uint64_t size = 0;
@@ -456,7 +458,9 @@ std::optional<std::pair<size_t, uint64_t>> ModuleCoreSection(Elf* elf, uint64_t 
     if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
       continue;
     const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
-    if (name == nullptr || strncmp(name, ".init", 5) == 0)
+    if (name == nullptr)
+      return std::nullopt;  // the kernel places it, where we cannot tell
+    if (strncmp(name, ".init", 5) == 0)
       continue;  // freed after the module's init: never in its core
     uint64_t align = sh.sh_addralign > 1 ? sh.sh_addralign : 1;
     uint64_t off = (size + align - 1) / align * align;

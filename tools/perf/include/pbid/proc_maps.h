@@ -105,7 +105,8 @@ struct KernelModule {
   std::string name;
   uint64_t start = 0, size = 0;
 };
-// The live modules with an address: none when addresses are hidden (kptr_restrict shows 0),
+// The modules with an address, whatever their state (Live, Loading, Unloading), as perf lists
+// them: none when addresses are hidden (kptr_restrict shows 0),
 // none on a kernel without modules (no file); an error when a line does not parse.
 Result<std::vector<KernelModule>> ReadKernelModules(const std::string& modules = "/proc/modules");
 

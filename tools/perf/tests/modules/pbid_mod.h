@@ -6,9 +6,9 @@
  * PBID_MOD_SPIN names the function (each module's symbol is its own) and
  * PBID_MOD_SALT makes the two modules' code, and so their build IDs, differ.
  * PBID_MOD_SPIN_SECTION, when defined, puts the function in a section of its
- * own after .text and .init.text: a report then has to place it as the
- * kernel lays out a module's code, executable sections first and .init ones
- * left out.
+ * own, after .text and (built with -fno-toplevel-reorder) .init.text: a
+ * report then has to place it as the kernel lays out a module's code,
+ * executable sections first and .init ones left out.
  */
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -26,6 +26,11 @@ static u64 pbid_mod_sink;
 
 static int __init pbid_mod_init(void)
 {
+	/*
+	 * Longer than the spin function: counted into the core by mistake, it
+	 * would move every sample of b's spin function out of it.
+	 */
+	asm volatile(".fill 512, 1, 0x90");
 	pbid_mod_sink = PBID_MOD_SALT;
 	return 0;
 }

@@ -46,6 +46,7 @@ class KernelSymbols {
 
  private:
   static bool IsModule(const Mapping& km);
+  static std::string ModuleName(const std::string& path);
   void Decide(const Mapping* kernel_map);
   std::optional<int64_t> KaslrShift(const Mapping& km);
 
