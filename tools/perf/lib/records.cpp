@@ -605,17 +605,41 @@ Result<SampleRecord> ParseSample(const RecordView& r, const EventAttr& attr) {
   return s;
 }
 
-bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key) {
+SampleKeyPlace SampleKeyPlaceOf(const EventAttr& attr) {
   uint64_t st = attr.attr.sample_type;
-  ByteReader br = ReaderFor(r);
-  size_t end = 8 + 8 * CountBits(st & kSampleFixed);
+  SampleKeyPlace at;
   // The usual layout: ParseSample succeeds when the fixed fields and the callchain fit, and
   // has nothing else to check. The rest of the record is left unread: a replay without
   // callbacks reads every sample, and decoding each whole was the largest part of its cost.
-  bool usual = (st & ~(kSampleFixed | PERF_SAMPLE_CALLCHAIN)) == 0 && br.Has(8, end - 8);
-  if (usual && (st & PERF_SAMPLE_CALLCHAIN)) {
-    uint64_t nr = br.Has(end, 8) ? br.U64At(end) : UINT64_MAX;
-    usual = nr <= r.header.size / 8 && br.Has(end + 8, nr * 8);
+  at.usual = (st & ~(kSampleFixed | PERF_SAMPLE_CALLCHAIN)) == 0;
+  at.callchain = (st & PERF_SAMPLE_CALLCHAIN) != 0;
+  at.end = static_cast<uint32_t>(8 + 8 * CountBits(st & kSampleFixed));
+  // IDENTIFIER, IP, TID and TIME lead, in that order.
+  uint32_t off = (st & PERF_SAMPLE_IDENTIFIER) ? 16 : 8;
+  if (st & PERF_SAMPLE_IP) {
+    at.ip = off;
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TID) {
+    at.pid = off;
+    off += 8;
+  }
+  if (st & PERF_SAMPLE_TIME)
+    at.time = off;
+  return at;
+}
+
+bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key) {
+  return ParseSampleKey(r, attr, SampleKeyPlaceOf(attr), key);
+}
+
+bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
+                    SampleKey* key) {
+  ByteReader br = ReaderFor(r);
+  bool usual = at.usual && br.Has(8, at.end - 8);
+  if (usual && at.callchain) {
+    uint64_t nr = br.Has(at.end, 8) ? br.U64At(at.end) : UINT64_MAX;
+    usual = nr <= r.header.size / 8 && br.Has(at.end + 8, nr * 8);
   }
   if (!usual) {
     Result<SampleRecord> s = ParseSample(r, attr);
@@ -624,20 +648,10 @@ bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key) 
     *key = SampleKey{s->sample_id.time, s->ip, s->sample_id.pid, s->cpumode};
     return true;
   }
-  // IDENTIFIER, IP, TID and TIME lead, in that order.
-  size_t off = (st & PERF_SAMPLE_IDENTIFIER) ? 16 : 8;
-  *key = SampleKey{};
   key->cpumode = r.header.misc & kMiscCpumodeMask;
-  if (st & PERF_SAMPLE_IP) {
-    key->ip = br.U64At(off);
-    off += 8;
-  }
-  if (st & PERF_SAMPLE_TID) {
-    key->pid = br.U32At(off);
-    off += 8;
-  }
-  if (st & PERF_SAMPLE_TIME)
-    key->time = br.U64At(off);
+  key->ip = at.ip ? br.U64At(at.ip) : 0;
+  key->pid = at.pid ? br.U32At(at.pid) : 0;
+  key->time = at.time ? br.U64At(at.time) : 0;
   return true;
 }
 

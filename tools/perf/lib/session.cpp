@@ -116,6 +116,8 @@ class Session::Impl {
     bool valid = false;
   };
   AttrSlot attr_cache_[64];
+  // Where each attr's samples keep their key, by index in the reader's attrs().
+  std::vector<SampleKeyPlace> key_places_;
 };
 
 Session::Session(const PerfDataReader& reader, Order order)
@@ -219,6 +221,9 @@ Status Session::Impl::Process(const SampleCallback& on_sample, const RecordCallb
                          " bytes: the replay handles up to 128 TiB");
   }
   policy_.Load(reader_.features());
+  key_places_.clear();
+  for (const EventAttr& a : reader_.attrs())
+    key_places_.push_back(SampleKeyPlaceOf(a));
   if (order_ == Order::kStream && ((!on_sample && !on_record) || on_restart)) {
     bool given_up = false;
     Status st = Pass(nullptr, on_sample, on_record, &given_up);
@@ -349,12 +354,12 @@ Ordered Session::Impl::EntryFor(const RecordView& r, const EventAttr* attr, bool
   using internal::kAttrUnknown;
   uint64_t index = attr == nullptr ? kAttrUnknown : attr - reader_.attrs().data();
   Ordered e{0, r.offset, std::min(index, kAttrUnknown), 0, 0, 0, false};
-  if (decode && index < kAttrUnknown && r.header.type == PERF_RECORD_SAMPLE) {
+  if (decode && index < key_places_.size() && r.header.type == PERF_RECORD_SAMPLE) {
     // Only if it decodes whole (ParseSampleKey checks what ParseSample would), so that a
     // sample that does not is left to fail in its turn, read again then. Its time is the
     // field RecordTime would read (0 when there is none).
     SampleKey key;
-    if (ParseSampleKey(r, *attr, &key)) {
+    if (ParseSampleKey(r, *attr, key_places_[index], &key)) {
       e.time = key.time;
       e.decoded = 1;
       e.ip = key.ip;

@@ -328,6 +328,19 @@ struct SampleKey {
 // and read without decoding the rest; any other goes through ParseSample.
 bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key);
 
+// Where ParseSampleKey finds the key for one attr, worked out once (as EventIdPlace): a replay
+// reads the key of every sample, and decoding sample_type for each was most of that.
+struct SampleKeyPlace {
+  bool usual = false;      // only fixed fields and a callchain: read in place
+  bool callchain = false;  // the callchain follows the fixed fields, at `end`
+  uint32_t end = 0;        // past the fixed fields
+  uint32_t ip = 0, pid = 0, time = 0;  // offsets in the record; 0: the sample has no such field
+};
+SampleKeyPlace SampleKeyPlaceOf(const EventAttr& attr);
+// ParseSampleKey(r, attr, key) for the place SampleKeyPlaceOf(attr) gives.
+bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
+                    SampleKey* key);
+
 // The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
 // several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
 uint64_t RecordEventId(const RecordView& r, const EventAttr& layout);
