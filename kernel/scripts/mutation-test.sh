@@ -13,10 +13,12 @@
 # "mutation-table" markers); the table always goes to build/mutation-table.md.
 #
 # --stress SECONDS runs the mutations of kernel/mutations/stress instead: races that no selftest
-# can time, caught by make stress's program (vm-stress.sh, seed 1) within SECONDS, through a
-# wrong build ID or a kernel report on the console. They run on 5.10-buildid-arm64, whose
-# guest has two CPUs (the x86 guests see one: a race between two tasks in a kernel that is not
-# preemptible cannot happen there).
+# can time, and errors only a debug kernel reports, caught by make stress's program
+# (vm-stress.sh, seed 1) within SECONDS, through a wrong build ID or a kernel report on the
+# console. Each runs on the kernel its "Stress-Kernel:" line names: a race on
+# 5.10-buildid-arm64, whose guest has two CPUs (the x86 guests see one: a race between two
+# tasks in a kernel that is not preemptible cannot happen there), a sleep in atomic context or a
+# page's lost reference on 5.10-buildid-kasan (DEBUG_ATOMIC_SLEEP, KASAN).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 # The kernel the mutations break: they are written against its series.
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--doc) doc=1 ;;
 	--stress)
 		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--stress takes a number of seconds"
-		stress=$2 mdir=$mdir/stress stress_kernel=5.10-buildid-arm64
+		stress=$2 mdir=$mdir/stress
 		shift ;;
 	-*) die "unknown option $1" ;;
 	*) names+=("$1") ;;
@@ -133,6 +135,8 @@ for m in "${names[@]}"; do
 	{ cat "$SERIES_DIR/series"; echo "9999-mutation-$m.patch"; } >"$sdir/series"
 	progress "mutation $m" "$what"
 	if [ -n "$stress" ]; then
+		stress_kernel=$(sed -n 's/^Stress-Kernel: //p' "$pf")
+		[ -n "$stress_kernel" ] || die "$m: no 'Stress-Kernel: NAME' line"
 		set +e
 		t0=$(date +%s)
 		LAB_SERIES_DIR=$sdir "$LAB_ROOT/kernel/scripts/vm-stress.sh" "$stress_kernel" "$stress" 1 \
@@ -141,7 +145,7 @@ for m in "${names[@]}"; do
 		set -e
 		con=$LAB_ROOT/build/vm-stress/$stress_kernel/console.log
 		case $rc in
-		0) report+=("SURVIVED  $m: ${stress}s of stress, no wrong id, clean console"); bad=1 ;;
+		0) report+=("SURVIVED  $m: ${stress}s of stress on $stress_kernel, no wrong id, clean console"); bad=1 ;;
 		1) report+=("CAUGHT    $m by the stress's check: $(grep -m1 -o '[0-9]* wrong' "$con")") ;;
 		2) report+=("CAUGHT    $m by a kernel report: $(grep -m1 -E 'BUG|KASAN|Oops|WARNING|UBSAN' "$con")") ;;
 		*) report+=("BROKE-VM  $m: vm-stress exit $rc ($(grep 'lab: ' "$work/$m.log" | head -1))"); bad=1 ;;
