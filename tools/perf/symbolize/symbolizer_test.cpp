@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <random>
 #include <set>
 #include <vector>
@@ -342,6 +343,58 @@ TEST_F(SymbolizerTest, MismatchIsCountedOncePerPathAndId) {
   for (int i = 0; i < 5; i++)
     Lookup(*s, "spin_alpha");
   EXPECT_EQ(1, s->Coverage().path_mismatches);
+}
+
+// A kernel module (.ko: a relocatable file linked with ld -r --build-id, as kbuild links them)
+// named by core offsets: .text first at 0, .init.text left out of the core, .text.later at the
+// next 16-byte boundary after .text (0x50), as the kernel's layout_sections() places them.
+TEST(SymbolizerKernelModuleTest, PlacesSectionsAsTheKernelDoes) {
+  TempDir tmp;
+  const std::string src = tmp.path() + "/mod.s", obj = tmp.path() + "/mod.o",
+                    ko = tmp.path() + "/mod.ko";
+  std::ofstream(src) << "\t.section .text,\"ax\",@progbits\n\t.p2align 4\n"
+                        "\t.type first_fn,@function\nfirst_fn:\n\t.fill 0x47,1,0x90\n"
+                        "\t.size first_fn, .-first_fn\n"
+                        "\t.section .init.text,\"ax\",@progbits\n\t.type init_fn,@function\n"
+                        "init_fn:\n\t.fill 512,1,0x90\n\t.size init_fn, .-init_fn\n"
+                        "\t.section .rodata,\"a\",@progbits\n\t.fill 100,1,0\n"
+                        "\t.section .text.later,\"ax\",@progbits\n\t.p2align 4\n"
+                        "\t.type later_fn,@function\nlater_fn:\n\t.fill 0x80,1,0x90\n"
+                        "\t.size later_fn, .-later_fn\n";
+  auto built = testing::RunCommand("as -o " + testing::Quote(obj) + " " + testing::Quote(src) +
+                                   " && ld -r --build-id=sha1 -o " + testing::Quote(ko) + " " +
+                                   testing::Quote(obj));
+  ASSERT_EQ(0, built.exit_code) << built.output;
+  std::string hex = ReadelfBuildId(ko);
+  ASSERT_EQ(40u, hex.size()) << "ld -r --build-id wrote no build ID";
+  ASSERT_FALSE(InstallInBuildIdDir(tmp.path() + "/debug", hex, ko, "").empty());
+  SymbolizerOptions o;
+  o.build_id_root = "";
+  o.debug_dirs.push_back(tmp.path() + "/debug");
+  o.use_debuginfod = false;
+  auto s = Symbolizer::Create(o);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  auto id = BuildId::FromHex(hex);
+  ASSERT_TRUE(id.ok());
+  auto name = [&](uint64_t core_offset) -> std::string {
+    auto r = (*s)->SymbolizeKernelModule(*id, "[mod]", core_offset);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok() || r->status != SymbolizeStatus::kOk)
+      return r.ok() ? SymbolizeStatusName(r->status) : "error";
+    return r->frames.back().function;
+  };
+  EXPECT_EQ("first_fn", name(0));
+  EXPECT_EQ("first_fn", name(0x46));
+  EXPECT_EQ(SymbolizeStatusName(SymbolizeStatus::kOffsetNotMapped), name(0x48));  // padding
+  EXPECT_EQ("later_fn", name(0x50));
+  EXPECT_EQ("later_fn", name(0xcf));
+  EXPECT_EQ(SymbolizeStatusName(SymbolizeStatus::kOffsetNotMapped), name(0xd0));  // past the code
+  // Another file's ID: nothing to name by.
+  auto other = BuildId::FromHex(std::string(40, 'a'));
+  ASSERT_TRUE(other.ok());
+  auto r = (*s)->SymbolizeKernelModule(*other, "[mod]", 0);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(SymbolizeStatus::kNotFound, r->status);
 }
 
 }  // namespace
