@@ -79,11 +79,27 @@ class Session::Impl {
   Status Pass(const Plan* plan, const SampleCallback& on_sample, const RecordCallback& on_record,
               bool* given_up);
   // Keeps the policy's record of which mapping each PERF_RECORD_HEADER_BUILD_ID follows:
-  // *prev_mmap is the offset of the record before r if it was a mapping.
-  void NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap);
+  // *prev_mmap is the offset of the record before r if it was a mapping. Runs for every record
+  // of a stream: the rare case is out of line.
+  void NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap) {
+    if (r.header.type == kRecordHeaderBuildId && *prev_mmap != kNoOffset)
+      FollowedBy(r, *prev_mmap);
+    *prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
+  }
+  void FollowedBy(const RecordView& build_id, uint64_t mmap_offset);
   // Forgets everything replayed, for a survey after a stream was given up.
   void Reset();
-  const EventAttr* AttrOf(const RecordView& r);
+  // Runs twice for every record: the memo's hit is inline.
+  const EventAttr* AttrOf(const RecordView& r) {
+    if (reader_.attrs().size() <= 1)
+      return reader_.AttrForRecord(r);
+    // The reader's answer depends on the record's event id alone.
+    uint64_t id = RecordEventId(r, reader_.id_place());
+    AttrSlot& slot = attr_cache_[id % std::size(attr_cache_)];
+    if (!slot.valid || slot.id != id)
+      slot = AttrSlot{id, reader_.AttrForRecord(r), true};
+    return slot.attr;
+  }
   uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
   Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
                 uint64_t* first_unknown, uint64_t* first_unknown_id);
@@ -144,18 +160,6 @@ const Mapping* Session::Find(int32_t pid, uint64_t ip, bool kernel) const {
   return impl_->space_.Find(pid, ip, kernel);
 }
 
-const EventAttr* Session::Impl::AttrOf(const RecordView& r) {
-  const std::vector<EventAttr>& attrs = reader_.attrs();
-  if (attrs.size() <= 1)
-    return reader_.AttrForRecord(r);
-  // The reader's answer depends on the record's event id alone.
-  uint64_t id = RecordEventId(r, reader_.id_place());
-  AttrSlot& slot = attr_cache_[id % std::size(attr_cache_)];
-  if (!slot.valid || slot.id != id)
-    slot = AttrSlot{id, reader_.AttrForRecord(r), true};
-  return slot.attr;
-}
-
 // A record's time for the replay order: a sample's own, else its sample_id's; a record that has
 // none (or does not decode) keeps the time of the record before it in the file.
 uint64_t Session::Impl::RecordTime(const RecordView& r, const EventAttr* attr,
@@ -195,13 +199,10 @@ Plan Session::Impl::Survey() {
   return survey.Finish();
 }
 
-void Session::Impl::NoteBuildIdAfterMmap(const RecordView& r, uint64_t* prev_mmap) {
-  if (r.header.type == kRecordHeaderBuildId && *prev_mmap != kNoOffset) {
-    auto b = ParseHeaderBuildId(r);
-    if (b.ok())
-      policy_.FollowedBy(*prev_mmap, std::string(b->filename), b->build_id);
-  }
-  *prev_mmap = IsMmap(r) ? r.offset : kNoOffset;
+void Session::Impl::FollowedBy(const RecordView& build_id, uint64_t mmap_offset) {
+  auto b = ParseHeaderBuildId(build_id);
+  if (b.ok())
+    policy_.FollowedBy(mmap_offset, std::string(b->filename), b->build_id);
 }
 
 void Session::Impl::Reset() {
