@@ -101,8 +101,21 @@ class Session::Impl {
     return slot.attr;
   }
   uint64_t RecordTime(const RecordView& r, const EventAttr* attr, uint64_t last_time) const;
+  // One record in its turn. A decoded sample (no callback wants it) needs only its lookup,
+  // inline: most records of most files.
   Status Replay(const Ordered& e, const SampleCallback& on_sample, const RecordCallback& on_record,
-                uint64_t* first_unknown, uint64_t* first_unknown_id);
+                uint64_t* first_unknown, uint64_t* first_unknown_id) {
+    stats_.records++;
+    if (e.decoded) {
+      Hit(e.pid, e.ip, e.kernel);
+      return Ok();
+    }
+    return ReplayRecord(e, on_sample, on_record, first_unknown, first_unknown_id);
+  }
+  // The others: their handler, then the caller's callback.
+  Status ReplayRecord(const Ordered& e, const SampleCallback& on_sample,
+                      const RecordCallback& on_record, uint64_t* first_unknown,
+                      uint64_t* first_unknown_id);
   // Written by the recorder, before the kernel's records (source 1. in session.h).
   bool Synthesized(const Ordered& e) const {
     return finished_init_ != kNoOffset ? e.offset < finished_init_ : e.time == 0;
@@ -373,15 +386,9 @@ Ordered Session::Impl::EntryFor(const RecordView& r, const EventAttr* attr, bool
   return e;
 }
 
-// One record in its turn: its handler, then the caller's callback.
-Status Session::Impl::Replay(const Ordered& e, const SampleCallback& on_sample,
-                             const RecordCallback& on_record, uint64_t* first_unknown,
-                             uint64_t* first_unknown_id) {
-  stats_.records++;
-  if (e.decoded) {  // no callback wants it: what it hit is all there is to do
-    Hit(e.pid, e.ip, e.kernel);
-    return Ok();
-  }
+Status Session::Impl::ReplayRecord(const Ordered& e, const SampleCallback& on_sample,
+                                   const RecordCallback& on_record, uint64_t* first_unknown,
+                                   uint64_t* first_unknown_id) {
   RecordView r = reader_.RecordAt(e.offset);
   const EventAttr* attr = e.attr != internal::kAttrUnknown ? &reader_.attrs()[e.attr] : AttrOf(r);
   if (attr == nullptr) {
