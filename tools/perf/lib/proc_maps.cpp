@@ -333,6 +333,17 @@ Result<std::vector<KernelModule>> ReadKernelModules(const std::string& modules) 
       continue;  // its address hidden
     out.push_back(KernelModule{name, addr, size});
   }
+  // Since 6.4 the address is the module's text and the size counts all its memory, which need
+  // not follow the text: a range ends where the next module's begins, as perf's maps end.
+  std::vector<KernelModule*> by_start;
+  for (KernelModule& m : out)
+    by_start.push_back(&m);
+  std::sort(by_start.begin(), by_start.end(),
+            [](const KernelModule* a, const KernelModule* b) { return a->start < b->start; });
+  for (size_t i = 0; i + 1 < by_start.size(); i++) {
+    KernelModule& m = *by_start[i];
+    m.size = std::min(m.size, by_start[i + 1]->start - m.start);
+  }
   return out;
 }
 

@@ -278,6 +278,16 @@ TEST(ProcMapsTest, KernelModules) {
   EXPECT_EQ("pbid_mod_a", (*m)[1].name);
   EXPECT_EQ(0xffffffffc0000000u, (*m)[1].start);
 
+  // 6.4 and later: the size counts memory that need not follow the text; a range stops at the
+  // next module's start.
+  std::ofstream(p) << "big 65536 0 - Live 0xffffffffc0000000\n"
+                      "next 8192 0 - Live 0xffffffffc0004000\n";
+  auto clipped = ReadKernelModules(p);
+  ASSERT_TRUE(clipped.ok());
+  ASSERT_EQ(2u, clipped->size());
+  EXPECT_EQ(0x4000u, (*clipped)[0].size);
+  EXPECT_EQ(8192u, (*clipped)[1].size);
+
   // A kernel without modules has no file: no modules, not an error.
   auto none = ReadKernelModules(tmp.path() + "/absent");
   ASSERT_TRUE(none.ok());

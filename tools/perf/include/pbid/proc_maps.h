@@ -99,7 +99,7 @@ struct KernelText {
 Result<std::optional<KernelText>> ReadKernelText(const std::string& kallsyms = "/proc/kallsyms");
 
 // A loaded kernel module as MODULES (/proc/modules) lists it: its name and the range of its core
-// (code, then data) from its load address. The kernel writes no record when a module loads, so a
+// (code, then data) from its load address, cut where the next module's begins. The kernel writes no record when a module loads, so a
 // recorder names these ranges itself, as perf does.
 struct KernelModule {
   std::string name;
