@@ -35,8 +35,11 @@ else
 	(cd "$repo" && find . -path ./build -prune -o -path ./debian/changelog -prune -o \
 		\( -type f -o -type l \) -print) >"$list"
 fi
-# Unchanged files keep their times, so a second build in the same OUTDIR is incremental.
-rsync -a --delete --files-from="$list" --exclude=/build "$repo/" "$src/"
+# Compared by content: a file that changed is copied with the time of the copy, so that make
+# rebuilds what depends on it even when the tree it came from has older times than the last
+# build (another clone built in this OUTDIR, as the Debian 11 root's is shared); an unchanged
+# file keeps its time, so a second build is incremental.
+rsync -rlpgoD --checksum --delete --files-from="$list" --exclude=/build "$repo/" "$src/"
 # rsync does not delete what --files-from no longer lists. A source file that left the tree (a
 # renamed test: CMake globs them) must leave the copy too; the build directory stays.
 sed 's|^\./||' "$list" | sort >"$list.want"
