@@ -633,25 +633,11 @@ bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key) 
   return ParseSampleKey(r, attr, SampleKeyPlaceOf(attr), key);
 }
 
-bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
-                    SampleKey* key) {
-  ByteReader br = ReaderFor(r);
-  bool usual = at.usual && br.Has(8, at.end - 8);
-  if (usual && at.callchain) {
-    uint64_t nr = br.Has(at.end, 8) ? br.U64At(at.end) : UINT64_MAX;
-    usual = nr <= r.header.size / 8 && br.Has(at.end + 8, nr * 8);
-  }
-  if (!usual) {
-    Result<SampleRecord> s = ParseSample(r, attr);
-    if (!s.ok())
-      return false;
-    *key = SampleKey{s->sample_id.time, s->ip, s->sample_id.pid, s->cpumode};
-    return true;
-  }
-  key->cpumode = r.header.misc & kMiscCpumodeMask;
-  key->ip = at.ip ? br.U64At(at.ip) : 0;
-  key->pid = at.pid ? br.U32At(at.pid) : 0;
-  key->time = at.time ? br.U64At(at.time) : 0;
+bool ParseSampleKeyDecoded(const RecordView& r, const EventAttr& attr, SampleKey* key) {
+  Result<SampleRecord> s = ParseSample(r, attr);
+  if (!s.ok())
+    return false;
+  *key = SampleKey{s->sample_id.time, s->ip, s->sample_id.pid, s->cpumode};
   return true;
 }
 

@@ -331,15 +331,41 @@ bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key);
 // Where ParseSampleKey finds the key for one attr, worked out once (as EventIdPlace): a replay
 // reads the key of every sample, and decoding sample_type for each was most of that.
 struct SampleKeyPlace {
-  bool usual = false;      // only fixed fields and a callchain: read in place
-  bool callchain = false;  // the callchain follows the fixed fields, at `end`
-  uint32_t end = 0;        // past the fixed fields
+  bool usual = false;                  // only fixed fields and a callchain: read in place
+  bool callchain = false;              // the callchain follows the fixed fields, at `end`
+  uint32_t end = 0;                    // past the fixed fields
   uint32_t ip = 0, pid = 0, time = 0;  // offsets in the record; 0: the sample has no such field
 };
 SampleKeyPlace SampleKeyPlaceOf(const EventAttr& attr);
-// ParseSampleKey(r, attr, key) for the place SampleKeyPlaceOf(attr) gives.
-bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
-                    SampleKey* key);
+// ParseSampleKey(r, attr, key) for a sample that is not in the usual layout, or does not fit.
+bool ParseSampleKeyDecoded(const RecordView& r, const EventAttr& attr, SampleKey* key);
+// ParseSampleKey(r, attr, key) for the place SampleKeyPlaceOf(attr) gives; inline, as a replay
+// reads the key of every sample.
+inline bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
+                           SampleKey* key) {
+  const size_t size = r.header.size;
+  auto u64 = [&](size_t off) {
+    uint64_t v;
+    std::memcpy(&v, r.data + off, 8);
+    return r.swap ? __builtin_bswap64(v) : v;
+  };
+  if (!at.usual || size < at.end)
+    return ParseSampleKeyDecoded(r, attr, key);
+  // The callchain's entries must fit: what ParseSample checks, and nothing else is left.
+  if (at.callchain && (size < size_t{at.end} + 8 || u64(at.end) > (size - at.end - 8) / 8))
+    return ParseSampleKeyDecoded(r, attr, key);
+  key->cpumode = r.header.misc & kMiscCpumodeMask;
+  key->ip = at.ip ? u64(at.ip) : 0;
+  if (at.pid) {
+    uint32_t pid;
+    std::memcpy(&pid, r.data + at.pid, 4);
+    key->pid = r.swap ? __builtin_bswap32(pid) : pid;
+  } else {
+    key->pid = 0;
+  }
+  key->time = at.time ? u64(at.time) : 0;
+  return true;
+}
 
 // The sample id (PERF_SAMPLE_IDENTIFIER or ID) of any record, used to find its event when
 // several attrs share a file. Needs the layout every attr shares; returns 0 when absent.
