@@ -328,6 +328,13 @@ struct SampleKey {
 // and read without decoding the rest; any other goes through ParseSample.
 bool ParseSampleKey(const RecordView& r, const EventAttr& attr, SampleKey* key);
 
+// The u64 at off in r, in the host's byte order; the caller checked that it fits.
+inline uint64_t RecordU64At(const RecordView& r, size_t off) {
+  uint64_t v;
+  std::memcpy(&v, r.data + off, 8);
+  return r.swap ? __builtin_bswap64(v) : v;
+}
+
 // Where ParseSampleKey finds the key for one attr, worked out once (as EventIdPlace): a replay
 // reads the key of every sample, and decoding sample_type for each was most of that.
 struct SampleKeyPlace {
@@ -344,18 +351,14 @@ bool ParseSampleKeyDecoded(const RecordView& r, const EventAttr& attr, SampleKey
 inline bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const SampleKeyPlace& at,
                            SampleKey* key) {
   const size_t size = r.header.size;
-  auto u64 = [&](size_t off) {
-    uint64_t v;
-    std::memcpy(&v, r.data + off, 8);
-    return r.swap ? __builtin_bswap64(v) : v;
-  };
   if (!at.usual || size < at.end)
     return ParseSampleKeyDecoded(r, attr, key);
   // The callchain's entries must fit: what ParseSample checks, and nothing else is left.
-  if (at.callchain && (size < size_t{at.end} + 8 || u64(at.end) > (size - at.end - 8) / 8))
+  if (at.callchain &&
+      (size < size_t{at.end} + 8 || RecordU64At(r, at.end) > (size - at.end - 8) / 8))
     return ParseSampleKeyDecoded(r, attr, key);
   key->cpumode = r.header.misc & kMiscCpumodeMask;
-  key->ip = at.ip ? u64(at.ip) : 0;
+  key->ip = at.ip ? RecordU64At(r, at.ip) : 0;
   if (at.pid) {
     uint32_t pid;
     std::memcpy(&pid, r.data + at.pid, 4);
@@ -363,7 +366,7 @@ inline bool ParseSampleKey(const RecordView& r, const EventAttr& attr, const Sam
   } else {
     key->pid = 0;
   }
-  key->time = at.time ? u64(at.time) : 0;
+  key->time = at.time ? RecordU64At(r, at.time) : 0;
   return true;
 }
 
@@ -391,9 +394,7 @@ inline uint64_t RecordEventId(const RecordView& r, const EventIdPlace& at) {
       return 0;
     off = size - at.in_other;
   }
-  uint64_t v;
-  std::memcpy(&v, r.data + off, 8);
-  return r.swap ? __builtin_bswap64(v) : v;
+  return RecordU64At(r, off);
 }
 
 }  // namespace pbid
