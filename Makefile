@@ -219,8 +219,8 @@ vm-exec-race: deps perf-buildid
 vm-archive: deps perf-buildid
 	@$(LAB)/vm-archive.sh $(KERNEL)
 
-# Kernel modules: in a guest of KERNEL (default 5.10-buildid-mod, a kernel with loadable
-# modules), two test modules are loaded and record names each by its own build ID; on the host,
+# Kernel modules: in a guest of KERNEL (default 5.10-buildid-abi, the module ABI check's
+# kernel), two test modules are loaded and record names each by its own build ID; on the host,
 # buildid-list (ours and perf's) and report by build ID alone.
 .PHONY: vm-modules
 vm-modules: deps perf-buildid

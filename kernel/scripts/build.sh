@@ -28,8 +28,8 @@ build() {
 	[ -z "$prefix" ] || cross=(CROSS_COMPILE="$prefix")
 	targets=("$target")
 	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`; the
-	# modules of a -mod kernel are built against it, in its object tree.
-	case $K_VARIANT in abi | mod) targets+=(modules) ;; esac
+	# lab's test modules are built against it, in the kernel's object tree.
+	[ "$K_VARIANT" = abi ] && targets+=(modules)
 	cc=${prefix}gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
 	lab_ccache_env
@@ -48,12 +48,9 @@ build() {
 		progress "kernel $K_NAME" "note: not in final .config: $missing"
 	fi
 	local required=(CONFIG_PERF_EVENTS) guest pagefrag
-	if [ "$K_VARIANT" = abi ]; then
-		required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT)
-	else
-		IFS=, read -ra guest <<<"$(arch_field required)"
-		required+=(CONFIG_BLK_DEV_INITRD "${guest[@]}")
-	fi
+	[ "$K_VARIANT" = abi ] && required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT)
+	IFS=, read -ra guest <<<"$(arch_field required)"
+	required+=(CONFIG_BLK_DEV_INITRD "${guest[@]}")
 	# The page size's fragment sets nothing but the page size.
 	pagefrag=$(page_fragment)
 	if [ -n "$pagefrag" ]; then

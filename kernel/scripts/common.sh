@@ -103,7 +103,8 @@ LAB_ARCHES=(
 #           vm-test (make vm-test KERNEL=NAME), vm-perf (kernel/scripts/vm-perf.sh NAME),
 #           vm-test-arm64 (make vm-test-arm64 with ARM64_KERNELS=NAME); "-": none. The other
 #           steps name their kernels themselves: vm-test-rt (5.10-rt-buildid), abi-check
-#           (BASE-abi, BASE-buildid-abi), lab-selftest, vm-bpf, vm-coverage and vm-perf-5.10.
+#           and vm-modules (BASE-abi, BASE-buildid-abi), lab-selftest, vm-bpf, vm-coverage and
+#           vm-perf-5.10.
 # shellcheck disable=SC2034 # read through lab_field
 LAB_KERNELS_FIELDS=(name check)
 # shellcheck disable=SC2034 # read through lab_field
@@ -116,6 +117,7 @@ LAB_KERNELS=(
 	"5.10-buildid-arm64 vm-test-arm64"
 	# the 64 KiB-page kernel stays out of check: one more kernel build, about 6 min cold
 	"5.10-buildid-arm64-64k -"
+	# the module ABI check's kernels, which boot too: vm-modules runs in 5.10-buildid-abi
 	"5.10-abi -"
 	"5.10-buildid-abi -"
 	# 5.10's vmacache race (make vm-exec-race): pristine 5.10 without and with its fix, at -Os
@@ -123,8 +125,6 @@ LAB_KERNELS=(
 	"5.10-os -"
 	"5.10-fixes-os -"
 	"5.10-fixes -"
-	# kernel modules recorded in a guest (kernel/scripts/vm-modules.sh, its own step of check)
-	"5.10-buildid-mod -"
 )
 
 # lab_rows TABLE: the rows of TABLE (LAB_BASES, LAB_ARCHES, LAB_KERNELS), one a line: a row
@@ -192,13 +192,13 @@ lab_kernels_of() {
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
 # PREEMPT_RT patch, applied last: over the series and the fixes, as Debian applies it), K_FIXES (0|1: the base's fixes under the series, their
-# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os|mod; os: -Os instead of base.config's -O2;
-# mod: loadable modules, the lab's test modules built against it by vm-modules.sh),
+# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os; os: -Os instead of base.config's -O2;
+# abi: loadable modules with modversions, for abi-check and vm-modules),
 # K_ARCH (an architecture of LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page
 # sizes), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
 # K_UPSTREAM (its base has them
 # upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
-# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os|-mod]:
+# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os]:
 # no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
@@ -210,7 +210,6 @@ parse_name() {
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
 	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
 	*-os) K_VARIANT=os; n=${n%-os} ;;
-	*-mod) K_VARIANT=mod; n=${n%-mod} ;;
 	esac
 	case $n in *-[0-9]*k) K_PAGES=${n##*-}; n=${n%-*} ;; esac
 	for a in "${arches[@]:1}"; do
@@ -223,7 +222,7 @@ parse_name() {
 	local series rt fixes
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os|-mod], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
 	fixes=$(base_field "$K_BASE" fixes)
@@ -291,11 +290,6 @@ series_hash() {
 }
 
 config_fragments() {
-	# The ABI variant is not booted: modules and modversions on tinyconfig, nothing else.
-	if [ "$K_VARIANT" = abi ]; then
-		echo "$CONFIGS/abi.config"
-		return
-	fi
 	# The same guest everywhere (options of other architectures are dropped by
 	# olddefconfig), plus what the architecture's machine and page size need.
 	echo "$CONFIGS/base.config"
@@ -309,7 +303,7 @@ config_fragments() {
 	# the kernels without the feature, and the stack map's build IDs beside MMAP2's on all.
 	echo "$CONFIGS/bpf.config"
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
-	[ "$K_VARIANT" = mod ] && echo "$CONFIGS/modules.config"
+	[ "$K_VARIANT" = abi ] && echo "$CONFIGS/abi.config"
 	# Last: -Os over base.config's -O2.
 	[ "$K_VARIANT" = os ] && echo "$CONFIGS/size.config"
 	return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid-mod,
-# a kernel with loadable modules) boots; the guest loads two test modules
+# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid-abi,
+# the module ABI check's kernel: loadable modules with modversions) boots; the guest loads two test modules
 # (tools/perf/tests/modules, built here against the kernel's object tree) and records with
 # perf-buildid record -a while each module's code runs (tools/perf/tests/modules-guest.sh). The
 # kernel writes no record when a module loads: record synthesizes a kernel mapping per module
@@ -10,9 +10,9 @@
 # the .ko files found by build ID alone.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-kname=${1:-5.10-buildid-mod}
+kname=${1:-5.10-buildid-abi}
 parse_name "$kname"
-[ "$K_VARIANT" = mod ] || die "$kname: a kernel with modules is NAME-mod"
+[ "$K_VARIANT" = abi ] || die "$kname: a kernel with modules is NAME-abi"
 bin=$LAB_ROOT/build/bin
 tests=$LAB_ROOT/tools/perf/tests
 work=$LAB_ROOT/build/vm-modules/$kname
