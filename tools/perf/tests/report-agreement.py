@@ -6,12 +6,20 @@
 # or folded), each a path of frames with its printed percentage. Both print "%.2f%%" of the
 # same periods, so a difference above one unit of the last digit is a disagreement.
 #
-#   report-agreement.py PERF.txt OURS.txt [--tolerance 0.01]
+#   report-agreement.py PERF.txt OURS.txt [--tolerance 0.01] [--perf-split SPLIT.txt]
 #
 # Entries that only one side has, in the same module and with the same numbers, are one
 # function named by two of its aliases (read, __read, __libc_read: the tools choose among the
 # symbols of an address differently); they are listed as "named differently" and compared as
 # one entry.
+#
+# Sorted by symbol alone, perf shows one function of one file as two entries now and then (with
+# dso among the sort keys, or with -v, the same samples make one). Both halves shown, the two
+# are compared by their sum. Under --comms a half is hidden when the sample that made it is
+# of another command, and the half shown is not comparable. SPLIT.txt lists, one a line, the
+# entries' cells that perf split in its report of the same file without --comms (the caller
+# works them out): such an entry, shown once here, is not compared, nor the branches through
+# it, and each is counted.
 #
 # What only one side shows (an address one tool names and the other not, like the vDSO) is
 # listed; it is a disagreement when its share reaches AGREEMENT_ONE_SIDED_LIMIT percent (0.5).
@@ -49,14 +57,17 @@ def parse(path):
     events = {}
     entries = None
     cur = None
-    stack = []  # (name column, path list, percent) of the open branches
+    # The open branches: (marker column, name column, path list, percent). Siblings' markers
+    # ("|--" or " --") share a column; their names do not when their percentages differ in
+    # width ("|--7.69%--" and " --84.62%--").
+    stack = []
     flat_pct = None
     flat_path = []
 
     def close_all():
         nonlocal stack
         while stack:
-            col, p, pct = stack.pop()
+            _, _, p, pct = stack.pop()
             add_branch(cur, p, pct)
 
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -126,26 +137,27 @@ def parse(path):
                 # perf 6.1 marks its "[...]" line (what fractal's threshold hid) as inlined.
                 if name == "[...] (inlined)":
                     name = "[...]"
-                while stack and stack[-1][0] >= col:
-                    c, p, pct = stack.pop()
+                marker = pb.start()
+                while stack and stack[-1][0] >= marker:
+                    _, _, p, pct = stack.pop()
                     add_branch(cur, p, pct)
-                parent = stack[-1][1] if stack else []
-                stack.append((col, parent + [name], float(pb.group(1))))
+                parent = stack[-1][2] if stack else []
+                stack.append((marker, col, parent + [name], float(pb.group(1))))
                 continue
             if body.lstrip().startswith("---"):
                 col = body.index("---") + 3
                 close_all()
-                stack.append((col, [body[col:].strip()], None))
+                stack.append((col - 3, col, [body[col:].strip()], None))
                 continue
             # A frame that continues the branch above it, at the same column.
             text = body.rstrip()
             col = len(text) - len(text.lstrip(" |"))
             name = text.strip(" |")
-            while stack and stack[-1][0] > col:
-                c, p, pct = stack.pop()
+            while stack and stack[-1][1] > col:
+                _, _, p, pct = stack.pop()
                 add_branch(cur, p, pct)
             if stack:
-                stack[-1][1].append(name)
+                stack[-1][2].append(name)
         if cur is not None:
             close_all()
             if flat_path:
@@ -214,14 +226,29 @@ def pair_branch_aliases(theirs, ours):
             for tp, pct in tb.items():
                 if tp in ob:
                     continue
+                # Every branch of ours that could be this one renamed: (perf's name, ours).
+                cands = []
                 for op in only_o:
                     if len(op) != len(tp) or ob[op] != pct:
                         continue
                     diff = [i for i in range(len(tp)) if tp[i] != op[i]]
-                    if len(diff) == 1 and tp[diff[0]] not in aliases:
-                        aliases[tp[diff[0]]] = op[diff[0]]
-                        break
+                    if len(diff) == 1:
+                        cands.append((tp[diff[0]], op[diff[0]]))
+                # Two calls with equal shares under one caller (mmap64 and fstatat64, 5.71%
+                # each) each match both of the other side's: only the name that is the same
+                # function's (mmap64 and __mmap) pairs, and where that is not clear, none.
+                if len(cands) > 1:
+                    cands = [c for c in cands if alias_stem(c[0]) == alias_stem(c[1])]
+                if len(cands) == 1 and cands[0][0] not in aliases:
+                    aliases[cands[0][0]] = cands[0][1]
     return aliases
+
+
+def alias_stem(name):
+    """What glibc's aliases of one function share: __GI___fstatat64, fstatat64 and fstatat;
+    __mmap and mmap64; __GI___read_nocancel and __read_nocancel."""
+    stem = re.sub(r"^(?:_|GI_)+", "", name)
+    return re.sub(r"64$", "", stem)
 
 
 def rename(events, aliases):
@@ -246,6 +273,12 @@ def main():
     if "--tolerance" in args:
         i = args.index("--tolerance")
         tol = float(args[i + 1])
+        del args[i:i + 2]
+    perf_split = set()
+    if "--perf-split" in args:
+        i = args.index("--perf-split")
+        with open(args[i + 1], encoding="utf-8", errors="replace") as f:
+            perf_split = {cells(line) for line in f if line.strip()}
         del args[i:i + 2]
     if len(args) != 2:
         print(__doc__ or "usage: report-agreement.py PERF.txt OURS.txt", file=sys.stderr)
@@ -277,12 +310,16 @@ def main():
         return abs(a - b)
 
     skipped = 0
+    half_hidden = 0
     for ev, t_entries in theirs.items():
         o_entries = ours.get(ev)
         # Functions perf split into two entries (it keeps two copies of one file apart now
         # and then): their entries are compared by their sums, and the call-graph branches
         # that pass through them, shaped by the split, are not compared.
         split = {sym_of(k)[0:] for k, e in t_entries.items() if e[3] and sym_of(k)}
+        # Those split in the report without --comms and shown once here: a half is hidden.
+        hidden = {k for k, e in t_entries.items() if k in perf_split and not e[3]}
+        split |= {sym_of(k) for k in hidden if sym_of(k)}
         def through_split(path):
             return any(f in split for f in path)
         if o_entries is None:
@@ -294,6 +331,9 @@ def main():
                                   f"entry {' | '.join(key)}: only in perf's report ({tc}%, {ts}%)"))
                 continue
             oc, os_, ob, _ = o_entries[key]
+            if key in hidden:
+                half_hidden += 1
+                continue
             entries += 1
             if t_entries[key][3]:
                 merged += 1
@@ -341,7 +381,9 @@ def main():
     for p in problems[:int(os.environ.get("AGREEMENT_SHOW", "40"))]:
         print(p)
     print(f"agreement: {entries} entries, {branches} branches compared; largest difference "
-          f"{worst:.2f}; {merged} split by perf ({skipped} branches through them not compared); {len(one_sided)} shown by one side only, each below {limit}%; "
+          f"{worst:.2f}; {merged} split by perf ({skipped} branches through them not compared); "
+          f"{half_hidden} split by perf with a half hidden by --comms, not compared; "
+          f"{len(one_sided)} shown by one side only, each below {limit}%; "
           f"{len(problems)} disagreements")
     return 1 if problems or entries == 0 else 0
 

@@ -64,8 +64,24 @@ total_one=0
 total_entries=0
 total_branches=0
 worst=0.00
+# perf_split DATA: the entries of perf's report of DATA by symbol alone, without --comms, that
+# perf split in two (more entries of a name than files with a function of that name, which its
+# report by dso,sym gives), one a line: report-agreement.py --perf-split.
+perf_split() {
+	local sym_cells='s/.*\(\[[.k]\] .*[^ ]\) *$/\1/p'
+	"$PERF" report -i "$1" --stdio -n --no-inline --sort dso,sym -g none 2>/dev/null |
+		grep -v '^#' | sed -n "$sym_cells" | sort | uniq -c >split-files.txt
+	"$PERF" report -i "$1" --stdio -n --no-inline --sort sym -g none 2>/dev/null |
+		grep -v '^#' | sed -n "$sym_cells" | sort | uniq -c |
+		awk 'NR == FNR { n = $1; $1 = ""; files[$0] = n; next }
+		     { n = $1; $1 = ""; if (n > files[$0]) print substr($0, 2) }' split-files.txt -
+}
+
 for data in perf.data ours.data; do
+	perf_split "$data" >"${data%.data}-split.txt"
 	for sort in sym dso,sym comm,dso,sym; do
+		split=()
+		[ "$sort" != sym ] || split=(--perf-split "${data%.data}-split.txt")
 		for view in "${views[@]}"; do
 			name="${data%.data}-${sort//,/-}-$(printf '%s' "${view:-default}" | tr -c 'a-z0-9' '_')"
 			# shellcheck disable=SC2086 # the view is a list of words
@@ -74,7 +90,7 @@ for data in perf.data ours.data; do
 			# shellcheck disable=SC2086
 			"$PB" report -i "$data" --no-debuginfod --comms agree-workload,swapper \
 				--sort "$sort" $view >"$name.ours" 2>"$name.ours.err"
-			if "$HERE/report-agreement.py" "$name.perf" "$name.ours" >"$name.diff"; then
+			if "$HERE/report-agreement.py" "$name.perf" "$name.ours" "${split[@]}" >"$name.diff"; then
 				verdict=ok
 			else
 				verdict=FAIL
