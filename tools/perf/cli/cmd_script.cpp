@@ -110,7 +110,9 @@ int pbid_cmd_script(int argc, char** argv) {
     printf("%16s %6u %s: %10" PRIu64 " %s: %16" PRIx64 " (%s)\n", session.CommOf(id.pid).c_str(),
            id.tid, FormatTime(id.time).c_str(), s.sample.period, name.c_str(), s.sample.ip,
            m ? session.dsos()[m->dso].path.c_str() : "[unknown]");
-    for (uint64_t i = 0; i < s.sample.callchain.size(); i++) {
+    // A chain perf drops as corrupt is not printed, as perf script does not print it.
+    const uint64_t frames = HasUnknownContext(s.sample.callchain) ? 0 : s.sample.callchain.size();
+    for (uint64_t i = 0; i < frames; i++) {
       uint64_t ip = s.sample.callchain[i];
       if (ip >= kContextMax)
         continue;

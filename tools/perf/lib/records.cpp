@@ -136,6 +136,14 @@ uint64_t CallchainView::operator[](uint64_t i) const {
   return swap_ ? internal::Swap64(v) : v;
 }
 
+bool HasUnknownContext(const CallchainView& chain) {
+  for (uint64_t i = 0; i < chain.size(); i++) {
+    if (IsUnknownContext(chain[i]))
+      return true;
+  }
+  return false;
+}
+
 BranchEntry BranchStackView::operator[](uint64_t i) const {
   ByteReader br(p_ + 24 * i, 24, swap_);
   return BranchEntry{br.U64At(0), br.U64At(8), br.U64At(16)};

@@ -147,6 +147,31 @@ TEST_P(RecordsTest, SampleWithCallchain) {
   EXPECT_EQ(42u, RecordEventId(View(b, swap), attr));
 }
 
+// perf drops a callchain with a marker the kernel never writes (-1 out of a user stack walked
+// by frame pointers); the kernel's own markers, the guest's among them, are kept.
+TEST_P(RecordsTest, UnknownContextMarksACorruptCallchain) {
+  bool swap = GetParam();
+  EventAttr attr = MakeAttr(true);
+  SampleRecord s;
+  s.cpumode = PERF_RECORD_MISC_KERNEL;
+  s.ip = 0xffffffff81000100;
+  s.sample_id = Sid(7, 999);
+  auto chain_of = [&](std::vector<uint64_t> chain) {
+    RecordBytes b = *BuildSample(s, chain, attr, swap);
+    auto out = ParseSample(View(b, swap), attr);
+    EXPECT_TRUE(out.ok());
+    return HasUnknownContext(out->callchain);
+  };
+  EXPECT_FALSE(chain_of({PERF_CONTEXT_KERNEL, 0xffffffff81000100, PERF_CONTEXT_USER, 0x401000}));
+  EXPECT_FALSE(chain_of({PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, 0xffffffff81000100,
+                         PERF_CONTEXT_GUEST_USER, 0x401000, PERF_CONTEXT_HV}));
+  EXPECT_FALSE(chain_of({}));
+  EXPECT_TRUE(chain_of({PERF_CONTEXT_KERNEL, 0xffffffff81000100, PERF_CONTEXT_USER, 0xc38dc2,
+                        UINT64_MAX}));
+  EXPECT_TRUE(chain_of({PERF_CONTEXT_USER, 0x401000, PERF_CONTEXT_MAX}));
+  EXPECT_FALSE(IsUnknownContext(PERF_CONTEXT_MAX - 1));
+}
+
 TEST_P(RecordsTest, CommForkExitLostThrottle) {
   bool swap = GetParam();
   EventAttr attr = MakeAttr(true);

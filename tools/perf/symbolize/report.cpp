@@ -378,9 +378,10 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   const bool kernel_mode = IsKernelCpumode(s.cpumode);
 
   // The frames, leaf first. With a callchain its context markers say which space the
-  // following addresses are in; without one, the sample ip alone.
+  // following addresses are in; without one, or with one perf drops as corrupt, the sample ip
+  // alone.
   ips.clear();
-  if (options.callchains && s.callchain.size() > 0) {
+  if (options.callchains && s.callchain.size() > 0 && !HasUnknownContext(s.callchain)) {
     bool in_kernel = kernel_mode;
     for (uint64_t i = 0; i < s.callchain.size() && ips.size() < kMaxFrames; i++) {
       uint64_t a = s.callchain[i];

@@ -202,6 +202,22 @@ class CallchainView {
 // PERF_CONTEXT_* markers inside a callchain are >= this value.
 inline constexpr uint64_t kContextMax = PERF_CONTEXT_MAX;
 
+// A value at or above kContextMax that is none of the kernel's markers: a user stack the
+// kernel walked by frame pointers can hold anything, -1 among it. perf then takes the whole
+// callchain for corrupt and drops it (the sample keeps its ip); so do report and script.
+inline bool IsUnknownContext(uint64_t v) {
+  switch (v) {
+    case PERF_CONTEXT_HV:
+    case PERF_CONTEXT_KERNEL:
+    case PERF_CONTEXT_USER:
+    case PERF_CONTEXT_GUEST:
+    case PERF_CONTEXT_GUEST_KERNEL:
+    case PERF_CONTEXT_GUEST_USER: return false;
+    default: return v >= kContextMax;
+  }
+}
+bool HasUnknownContext(const CallchainView& chain);
+
 // PERF_SAMPLE_RAW: what the event put there (a tracepoint's fields, ...), in place and in the
 // byte order of the event's producer.
 struct RawView {
