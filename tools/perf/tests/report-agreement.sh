@@ -65,16 +65,27 @@ total_entries=0
 total_branches=0
 worst=0.00
 # perf_split DATA: the entries of perf's report of DATA by symbol alone, without --comms, that
-# perf split in two (more entries of a name than files with a function of that name, which its
-# report by dso,sym gives), one a line: report-agreement.py --perf-split.
+# stand for what perf-buildid shows as one entry, one a line (report-agreement.py --perf-split):
+# - a function perf split in two: more entries of a name than files with a function of that
+#   name (its report by dso,sym gives those);
+# - functions of one name in one file (the kernel's static lruvec_stat_mod_folio.constprop.0,
+#   eleven of them): perf keeps them apart by address, perf-buildid by name does not.
 perf_split() {
-	local sym_cells='s/.*\(\[[.k]\] .*[^ ]\) *$/\1/p'
+	local cells='NF >= 2 && $NF ~ /^\[[.k]\] / { sub(/ +$/, "", $NF); print $(NF - 1) "\t" $NF }'
 	"$PERF" report -i "$1" --stdio -n --no-inline --sort dso,sym -g none 2>/dev/null |
-		grep -v '^#' | sed -n "$sym_cells" | sort | uniq -c >split-files.txt
+		grep -v '^#' | awk -F '  +' "$cells" >split-dso-sym.txt
 	"$PERF" report -i "$1" --stdio -n --no-inline --sort sym -g none 2>/dev/null |
-		grep -v '^#' | sed -n "$sym_cells" | sort | uniq -c |
-		awk 'NR == FNR { n = $1; $1 = ""; files[$0] = n; next }
-		     { n = $1; $1 = ""; if (n > files[$0]) print substr($0, 2) }' split-files.txt -
+		grep -v '^#' | awk -F '  +' "$cells" |
+		awk -F '\t' 'NR == FNR {
+				if (++pair[$0] == 1) files[$2]++
+				else twice[$2] = 1
+				next
+			}
+			{ entries[$2]++ }
+			END {
+				for (n in entries)
+					if (twice[n] || entries[n] > files[n]) print n
+			}' split-dso-sym.txt -
 }
 
 for data in perf.data ours.data; do
