@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "buildid_asserts.h"
+#include "buildid_fixture_lists.h"
 
 FIXTURE(fallback) {};
 FIXTURE_SETUP(fallback) {}
@@ -27,43 +28,8 @@ FIXTURE_VARIANT(fallback) {
 	const char *file;
 };
 
-#define FALLBACK(name) FIXTURE_VARIANT_ADD(fallback, name) { .file = #name }
-/* not ELF, ELF without a note, empty */
-FALLBACK(m_not_elf);
-FALLBACK(g_none);
-FALLBACK(m_empty);
-/* ld's ids that do not fit (21, 32 bytes) or whose note is unpadded (1 byte) */
-FALLBACK(g_hex21);
-FALLBACK(g_hex32);
-FALLBACK(g_hex1_unpadded);
-/* crafted ids of size 0 and 21 in well-formed notes */
-FALLBACK(m_size_0);
-FALLBACK(m_size_21);
-/* types other than ET_EXEC/ET_DYN, with a valid note */
-FALLBACK(g_rel);
-FALLBACK(m_et_rel);
-FALLBACK(m_et_core);
-/* wrong note name or type */
-FALLBACK(m_wrong_name);
-FALLBACK(m_name_no_nul);
-FALLBACK(m_wrong_type);
-/* malformed headers */
-FALLBACK(m_bad_magic);
-FALLBACK(m_class_none);
-FALLBACK(m_class_3);
-FALLBACK(m_truncated_hdr);
-FALLBACK(m_truncated_ident);
-FALLBACK(m_phoff_past_eof);
-FALLBACK(m_phoff_overflow);
-FALLBACK(m_phnum_0);
-FALLBACK(m_phnum_65535);
-/* malformed notes and segments */
-FALLBACK(m_namesz_max);
-FALLBACK(m_descsz_max);
-FALLBACK(m_note_past_segment);
-FALLBACK(m_note_past_eof);
-FALLBACK(m_offset_overflow64);
-FALLBACK(m_offset_overflow32);
+#define FALLBACK(name) FIXTURE_VARIANT_ADD(fallback, name) { .file = #name };
+BID_FIXTURES_FALLBACK(FALLBACK)
 
 TEST_F(fallback, exec_mapping)
 {

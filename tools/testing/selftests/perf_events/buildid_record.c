@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "buildid_asserts.h"
+#include "buildid_fixture_lists.h"
 
 static size_t round_page(size_t n)
 {
@@ -171,36 +172,8 @@ FIXTURE_VARIANT(has_id) {
 	const char *file;
 };
 
-#define HAS_ID(name) FIXTURE_VARIANT_ADD(has_id, name) { .file = #name }
-/* ld --build-id=sha1|md5|uuid|0x<hex>: 20, 16, 16, 8 and 20 bytes */
-HAS_ID(g_sha1);
-HAS_ID(g_md5);
-HAS_ID(g_uuid);
-HAS_ID(g_hex8);
-HAS_ID(g_hex20);
-/* glibc static ET_EXEC and dynamic PIE (ET_DYN), several PT_NOTEs */
-HAS_ID(g_static);
-HAS_ID(g_pie);
-/* ELF32 ET_EXEC and ET_DYN */
-HAS_ID(g_elf32);
-HAS_ID(g_elf32_pie);
-/* crafted: both classes and types */
-HAS_ID(c_elf64_exec);
-HAS_ID(c_elf64_dyn);
-HAS_ID(c_elf32_exec);
-HAS_ID(c_elf32_dyn);
-/* a 1-byte id in a padded note */
-HAS_ID(c_size_1);
-/* beyond the first page (all pages cached) */
-HAS_ID(c_phdrs_page2);
-HAS_ID(c_note_page3);
-HAS_ID(c_elf32_beyond_page0);
-HAS_ID(c_note_straddle_hdr);
-HAS_ID(c_note_straddle_desc);
-HAS_ID(c_phnum_256);
-/* other notes first, decoys included; the id in the second PT_NOTE */
-HAS_ID(c_several_notes);
-HAS_ID(c_second_ptnote);
+#define HAS_ID(name) FIXTURE_VARIANT_ADD(has_id, name) { .file = #name };
+BID_FIXTURES_WITH_ID(HAS_ID)
 
 TEST_F(has_id, exec_mapping)
 {

@@ -41,6 +41,7 @@
 
 #include "kselftest_harness.h"
 #include "buildid_asserts.h"
+#include "buildid_fixture_lists.h"
 
 /* The frame records the user callchain walks: x86_64's and arm64's have this layout. */
 struct fake_frame {
@@ -303,76 +304,26 @@ FIXTURE_VARIANT(stackmap) {
 	enum want want;
 };
 
-#define ID(name) FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_ID }
+#define ID(name) FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_ID };
 #define FALLBACK(name) \
-	FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_FALLBACK }
+	FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_FALLBACK };
 /* the series' limits: the id on a kernel without the limit, else the fallback */
-#define EITHER(name) FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_EITHER }
+#define EITHER(name) FIXTURE_VARIANT_ADD(stackmap, name) { .file = #name, .want = WANT_EITHER };
 
-/* buildid_record's has_id files */
-ID(g_sha1);
-ID(g_md5);
-ID(g_uuid);
-ID(g_hex8);
-ID(g_hex20);
-ID(g_static);
-ID(g_pie);
-ID(g_elf32);
-ID(g_elf32_pie);
-ID(c_elf64_exec);
-ID(c_elf64_dyn);
-ID(c_elf32_exec);
-ID(c_elf32_dyn);
-ID(c_size_1);
-ID(c_phdrs_page2);
-ID(c_note_page3);
-ID(c_elf32_beyond_page0);
-ID(c_note_straddle_hdr);
-ID(c_note_straddle_desc);
-ID(c_phnum_256);
-ID(c_several_notes);
-ID(c_second_ptnote);
-/* buildid_fallback's files */
-FALLBACK(m_not_elf);
-FALLBACK(g_none);
-FALLBACK(m_empty);
-FALLBACK(g_hex21);
-FALLBACK(g_hex32);
-FALLBACK(g_hex1_unpadded);
-FALLBACK(m_size_0);
-FALLBACK(m_size_21);
-FALLBACK(g_rel);
-FALLBACK(m_et_rel);
-FALLBACK(m_et_core);
-FALLBACK(m_wrong_name);
-FALLBACK(m_name_no_nul);
-FALLBACK(m_wrong_type);
-FALLBACK(m_bad_magic);
-FALLBACK(m_class_none);
-FALLBACK(m_class_3);
-FALLBACK(m_truncated_hdr);
-FALLBACK(m_truncated_ident);
-FALLBACK(m_phoff_past_eof);
-FALLBACK(m_phoff_overflow);
-FALLBACK(m_phnum_0);
-FALLBACK(m_phnum_65535);
-FALLBACK(m_namesz_max);
-FALLBACK(m_descsz_max);
-FALLBACK(m_note_past_segment);
-FALLBACK(m_note_past_eof);
-FALLBACK(m_offset_overflow64);
-FALLBACK(m_offset_overflow32);
+BID_FIXTURES_WITH_ID(ID)
+BID_FIXTURES_FALLBACK(FALLBACK)
+
 /*
  * buildid_limits' files, mapped as plain files: l_hugetlb and l_thp are
  * read in base pages here (their id, not a decoy), l_align8 falls back on
  * the series and on 6.12.
  */
-ID(l_notes_1023);
-EITHER(l_notes_1025);
-EITHER(l_filesz_4g);
-ID(l_hugetlb);
-ID(l_thp);
-FALLBACK(l_align8);
+ID(l_notes_1023)
+EITHER(l_notes_1025)
+EITHER(l_filesz_4g)
+ID(l_hugetlb)
+ID(l_thp)
+FALLBACK(l_align8)
 
 /*
  * The stack map, the result array, the program and the page-fault event
