@@ -6,7 +6,8 @@
  *   buildid_stress [-s SEED] [-t SECONDS] [-f FILES] [-d DIR] [-n OPS]
  *
  * DIR (default: a directory beside the fixtures' copies in /tmp) holds FILES copies of the
- * g_sha1 fixture. Each file has VERSIONS versions that differ only in the bytes of the build-ID
+ * g_sha1 fixture, every other one with its note moved past the first page (the ELF header and
+ * program headers stay in page 0, so a parse reads two pages). Each file has VERSIONS versions that differ only in the bytes of the build-ID
  * note's descriptor: every byte of version v's ID differs from the same byte of every other
  * version's, so that an ID read while a rewrite is halfway through is recognised as torn.
  * At once, for SECONDS:
@@ -15,7 +16,8 @@
  *   - a rewriter writes another version's ID into a file in place (in two halves, to widen the
  *     window), truncates a file and restores it, extends it and restores it, punches a hole
  *     over the note and restores it, flips the note's n_descsz between 20 and 32 (512 times
- *     in a row), and drops files from the page cache;
+ *     in a row), and drops files from the page cache, whole or all but their first page (a
+ *     parse then finds page 0 and not the note's page, and must let go of page 0 once);
  *   - a forker forks children that map a file and exit, and children that exec this program
  *     (-x: map a file, exit);
  *   - consumers open perf events on every CPU with random attributes around the feature
@@ -60,10 +62,16 @@
 static unsigned int nfiles = 8;
 static char dir[4096];
 static char paths[MAX_FILES][4200];
-static uint8_t base[64 << 10];		/* the fixture's bytes */
-static uint8_t images[VERSIONS][64 << 10];	/* the fixture with each version's ID */
-static size_t base_size;
-static size_t desc_off;			/* offset of the build ID's bytes in the file */
+/* Room for the fixture and its note moved past a 64 KiB page. */
+#define IMAGE_MAX (160 << 10)
+static uint8_t base[IMAGE_MAX];		/* the fixture's bytes */
+/* File i's layout is layouts[i % 2]: the fixture as it is, and with its note past page 0. */
+static struct layout {
+	uint8_t images[VERSIONS][IMAGE_MAX];	/* the file with each version's ID */
+	size_t size;
+	size_t desc_off;			/* offset of the build ID's bytes in the file */
+} layouts[2];
+#define LAYOUT(i) (&layouts[(i) % 2])
 static size_t id_len;
 static uint8_t ids[VERSIONS][BID_BUILD_ID_MAX];
 static atomic_bool stop;
@@ -99,11 +107,12 @@ static void die(const char *what)
 /* Writes version @v of the whole file @i, in one write. */
 static void write_version(unsigned int i, int v)
 {
+	const struct layout *l = LAYOUT(i);
 	int fd = open(paths[i], O_WRONLY | O_CREAT, 0755);
 
 	if (fd < 0)
 		die(paths[i]);
-	if (pwrite(fd, images[v], base_size, 0) != (ssize_t)base_size || ftruncate(fd, base_size))
+	if (pwrite(fd, l->images[v], l->size, 0) != (ssize_t)l->size || ftruncate(fd, l->size))
 		die("write version");
 	close(fd);
 }
@@ -184,16 +193,16 @@ static int check_record(const struct perf_event_header *h, void *arg)
 /* Maps file @i (whole or from a page), sometimes mprotects or mremaps it, and unmaps it. */
 static void map_once(uint64_t *rs, unsigned int i)
 {
-	size_t page = bid_page_size(), len = base_size;
+	size_t page = bid_page_size(), len = LAYOUT(i)->size;
 	off_t off = 0;
 	void *p;
 	int fd = open(paths[i], O_RDONLY);
 
 	if (fd < 0)
 		return;		/* between a truncate and its restore: fine */
-	if (next(rs) % 4 == 0 && base_size > page) {
+	if (next(rs) % 4 == 0 && len > page) {
 		off = page;
-		len = base_size - page;
+		len -= page;
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
 	close(fd);
@@ -237,6 +246,7 @@ static void *rewriter(void *arg)
 	while (!atomic_load(&stop)) {
 		unsigned int i = next(&rs) % nfiles;
 		int v = next(&rs) % VERSIONS, fd = open(paths[i], O_RDWR);
+		const size_t desc_off = LAYOUT(i)->desc_off, base_size = LAYOUT(i)->size;
 
 		if (fd < 0)
 			die(paths[i]);
@@ -294,7 +304,8 @@ static void *rewriter(void *arg)
 			atomic_fetch_add(&n_descsz, 1);
 			break;
 		default:
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			/* All but page 0, half the time: page 0 found, the note's page not. */
+			posix_fadvise(fd, next(&rs) % 2 ? bid_page_size() : 0, 0, POSIX_FADV_DONTNEED);
 			atomic_fetch_add(&n_drops, 1);
 			break;
 		}
@@ -385,12 +396,71 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
+/*
+ * Layout 1: @l0's bytes with the PT_NOTE segment that holds the ID copied to the first page
+ * boundary past the end of the file and its program header pointed there. The ELF header and
+ * program headers stay in page 0. Returns -1 if the fixture is not laid out as expected.
+ */
+static uint64_t get_n(const uint8_t *p, size_t n)
+{
+	uint64_t v64 = 0;
+	uint32_t v32 = 0;
+	uint16_t v16 = 0;
+
+	if (n == 8)
+		return memcpy(&v64, p, 8), v64;
+	if (n == 4)
+		return memcpy(&v32, p, 4), v32;
+	return memcpy(&v16, p, 2), v16;
+}
+
+static void put_n(uint8_t *p, size_t n, uint64_t v)
+{
+	uint32_t v32 = v;
+
+	if (n == 8)
+		memcpy(p, &v, 8);
+	else
+		memcpy(p, &v32, 4);
+}
+
+static int move_note(const struct layout *l0, struct layout *l1)
+{
+	bool elf64 = base[4] == 2;
+	size_t w = elf64 ? 8 : 4;	/* the width of an address or offset */
+	uint64_t phoff, off, filesz, to, k;
+	uint64_t phentsize, phnum;
+
+	phoff = get_n(base + (elf64 ? 0x20 : 0x1c), w);
+	phentsize = get_n(base + (elf64 ? 0x36 : 0x2a), 2);
+	phnum = get_n(base + (elf64 ? 0x38 : 0x2c), 2);
+	to = (l0->size + bid_page_size() - 1) & ~(uint64_t)(bid_page_size() - 1);
+	for (k = 0; k < phnum; k++) {
+		uint8_t *ph = base + phoff + k * phentsize;
+
+		if (phoff + (k + 1) * phentsize > l0->size || get_n(ph, 4) != 4)
+			continue;	/* not PT_NOTE */
+		off = get_n(ph + (elf64 ? 8 : 4), w);
+		filesz = get_n(ph + (elf64 ? 0x20 : 0x10), w);
+		if (l0->desc_off < off || l0->desc_off + id_len > off + filesz)
+			continue;	/* another note segment */
+		if (to + filesz > IMAGE_MAX || off + filesz > l0->size)
+			return -1;
+		memcpy(base + to, base + off, filesz);
+		put_n(ph + (elf64 ? 8 : 4), w, to);
+		l1->size = to + filesz;
+		l1->desc_off = to + (l0->desc_off - off);
+		return 0;
+	}
+	return -1;
+}
+
 static int copy_fixture(void)
 {
 	char path[4096], idhex[2 * BID_BUILD_ID_MAX + 1];
 	uint8_t id[BID_BUILD_ID_MAX];
 	ssize_t n;
-	int fd, len, v;
+	int fd, len, v, l;
 	size_t b;
 
 	if (bid_fixture_path("g_sha1", path, sizeof(path)))
@@ -404,24 +474,31 @@ static int copy_fixture(void)
 		return -1;
 	n = read(fd, base, sizeof(base));
 	close(fd);
-	if (n <= 0)
+	if (n <= 0 || (size_t)n == sizeof(base))
 		return -1;
-	base_size = n;
+	layouts[0].size = n;
 	/* The descriptor: the one place the fixture's ID bytes occur. */
-	for (b = 0; b + id_len <= base_size; b++)
+	for (b = 0; b + id_len <= layouts[0].size; b++)
 		if (!memcmp(base + b, id, id_len))
 			break;
-	if (b + id_len > base_size)
+	if (b + id_len > layouts[0].size)
 		return -1;
-	desc_off = b;
+	layouts[0].desc_off = b;
 	/* Version v: byte b is v * 0x40 + b (mod 256): each byte differs between versions. */
 	for (v = 0; v < VERSIONS; v++) {
 		for (b = 0; b < id_len; b++)
 			ids[v][b] = (uint8_t)(v * 0x40 + b + 1);
-		memcpy(images[v], base, base_size);
-		memcpy(images[v] + desc_off, ids[v], id_len);
 	}
-	printf("# fixture g_sha1: %zu bytes, id at %zu, versions %s ...\n", base_size, desc_off,
+	for (l = 0; l < 2; l++) {
+		if (l == 1 && move_note(&layouts[0], &layouts[1]))
+			return -1;
+		for (v = 0; v < VERSIONS; v++) {
+			memcpy(layouts[l].images[v], base, layouts[l].size);
+			memcpy(layouts[l].images[v] + layouts[l].desc_off, ids[v], id_len);
+		}
+	}
+	printf("# fixture g_sha1: %zu bytes, id at %zu; with its note past page 0: %zu bytes, id at %zu; versions %s ...\n",
+	       layouts[0].size, layouts[0].desc_off, layouts[1].size, layouts[1].desc_off,
 	       bid_hex(ids[0], id_len, idhex));
 	return 0;
 }
