@@ -147,7 +147,7 @@ for m in "${names[@]}"; do
 		case $rc in
 		0) report+=("SURVIVED  $m: ${stress}s of stress on $stress_kernel, no wrong id, clean console"); bad=1 ;;
 		1) report+=("CAUGHT    $m by the stress's check: $(grep -m1 -o '[0-9]* wrong' "$con")") ;;
-		2) report+=("CAUGHT    $m by a kernel report: $(grep -m1 -E 'BUG|KASAN|Oops|WARNING|UBSAN' "$con")") ;;
+		2) report+=("CAUGHT    $m by a kernel report: $(grep -m1 -E 'BUG|KASAN|Oops|WARNING|UBSAN|detected stall' "$con")") ;;
 		*) report+=("BROKE-VM  $m: vm-stress exit $rc ($(grep 'lab: ' "$work/$m.log" | head -1))"); bad=1 ;;
 		esac
 		report[-1]+=" (boot to verdict $(( $(date +%s) - t0 ))s, build included)"

@@ -117,11 +117,13 @@ qemu+=(-accel "$accel" -cpu "$cpu")
 progress "vm $kname" "boot ($accel, ${mem}M, $cpus CPU, timeout ${timeout_s}s)"
 t0=$(date +%s)
 set +e
+# The console line by line (tr alone holds 4 KiB back): a guest that hangs and is killed
+# leaves its last lines in the log.
 timeout -k 5 "$timeout_s" "${qemu[@]}" -m "$mem" -smp "$cpus" \
 	-kernel "$image" -initrd "$work/initramfs.gz" "${drive[@]}" \
 	-append "console=$console panic=-1 loglevel=5 ${LAB_CMDLINE:-}" \
 	-no-reboot -display none -serial stdio -monitor none </dev/null 2>"$work/qemu.err" |
-	tr -d '\r' | tee "$log" | sed -n '/@@LAB-START/,/@@LAB-EXIT/p'
+	stdbuf -oL tr -d '\r' | tee "$log" | sed -n '/@@LAB-START/,/@@LAB-EXIT/p'
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(( $(date +%s) - t0 ))
@@ -138,14 +140,17 @@ keep_console() {
 	find "$dir" -name '*.log' | sort -r | tail -n +21 | while IFS= read -r old; do rm -f "$old"; done
 }
 
-splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|Call Trace:' "$log" | head -20 || true)
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|detected stall|Call Trace:' "$log" | head -20 || true)
+# A guest that hung after the kernel said why (an RCU stall, a lockup) failed by that report.
+if [ -z "$splat" ] && { [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; }; then
 	echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s. Console tail:" >&2
 	tail -25 "$log" >&2
 	keep_console
 	exit 3
 fi
 if [ -n "$splat" ]; then
+	[ "$qrc" != 124 ] && [ "$qrc" != 137 ] ||
+		echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s" >&2
 	echo "lab: FAIL: kernel $kname reported problems on the console:" >&2
 	echo "$splat" >&2
 	keep_console
