@@ -5,7 +5,8 @@
 # (lab) or with a Debian build to compare with (debian).
 #
 #   lab     builds BASE-abi and BASE-buildid-abi (the lab's guest with modules and
-#           modversions: kernel/configs/abi.config) and compares their Module.symvers: same exports, every CRC identical.
+#           modversions: kernel/configs/abi.config) and compares their Module.symvers: same
+#           exports, every CRC identical.
 #   debian  configures pristine and patched BASE with Debian's amd64 config (for 5.10 Debian 11's
 #           linux-config-5.10, make olddefconfig), runs make prepare, and builds only the objects
 #           the series touches and the objects whose exports reach struct perf_event_attr

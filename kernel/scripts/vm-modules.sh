@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid-abi,
-# the module ABI check's kernel: loadable modules with modversions) boots; the guest loads two test modules
-# (tools/perf/tests/modules, built here against the kernel's object tree) and records with
+# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid-abi, the
+# module ABI check's kernel: loadable modules with modversions) boots; the guest loads two test
+# modules (tools/perf/tests/modules, built here against the kernel's object tree) and records with
 # perf-buildid record -a while each module's code runs (tools/perf/tests/modules-guest.sh). The
-# kernel writes no record when a module loads: record synthesizes a kernel mapping per module
-# from /proc/modules, with the module's own build ID from sysfs. Back on the host
+# kernel writes no record when a module loads: record synthesizes a kernel mapping per module from
+# /proc/modules, with the module's own build ID from sysfs. Back on the host
 # (tools/perf/tests/modules-host.sh): each module with samples is listed with the build ID readelf
-# reads from its .ko, by perf-buildid and by perf; and report names the modules' functions from
-# the .ko files found by build ID alone.
+# reads from its .ko, by perf-buildid and by perf; and report names the modules' functions from the
+# .ko files found by build ID alone.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=${1:-5.10-buildid-abi}

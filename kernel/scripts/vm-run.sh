@@ -141,16 +141,17 @@ keep_console() {
 }
 
 splat=$(grep -nE 'Kernel panic|Oops|WARNING:|BUG:|KASAN|UBSAN|general protection fault|possible circular locking|sleeping function called|INFO: task .* blocked|detected stall|Call Trace:' "$log" | head -20 || true)
+hung=0
+{ [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; } && hung=1
 # A guest that hung after the kernel said why (an RCU stall, a lockup) failed by that report.
-if [ -z "$splat" ] && { [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; }; then
+if [ -z "$splat" ] && [ "$hung" = 1 ]; then
 	echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s. Console tail:" >&2
 	tail -25 "$log" >&2
 	keep_console
 	exit 3
 fi
 if [ -n "$splat" ]; then
-	[ "$qrc" != 124 ] && [ "$qrc" != 137 ] ||
-		echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s" >&2
+	[ "$hung" = 0 ] || echo "lab: FAIL: guest $kname hung: killed after ${timeout_s}s" >&2
 	echo "lab: FAIL: kernel $kname reported problems on the console:" >&2
 	echo "$splat" >&2
 	keep_console

@@ -381,10 +381,14 @@ Status Report::Impl::OnSample(const SampleContext& ctx, SampleCoverage& cov) {
   // following addresses are in; without one, or with one perf drops as corrupt, the sample ip
   // alone.
   ips.clear();
-  if (options.callchains && s.callchain.size() > 0 && !HasUnknownContext(s.callchain)) {
+  if (options.callchains && s.callchain.size() > 0) {
     bool in_kernel = kernel_mode;
     for (uint64_t i = 0; i < s.callchain.size() && ips.size() < kMaxFrames; i++) {
       uint64_t a = s.callchain[i];
+      if (IsUnknownContext(a)) {
+        ips.clear();  // as perf, which stops at the marker and drops what it took
+        break;
+      }
       if (a >= kContextMax) {
         if (a == PERF_CONTEXT_KERNEL)
           in_kernel = true;
