@@ -97,7 +97,7 @@ TEST(build_id_without_mmap2)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, bid_event_enable(&ev));
 	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_EQ(0, bid_event_disable(&ev));
 	c.addr = (uintptr_t)p;
 	ASSERT_EQ(0, bid_event_drain(&ev, count_mmap, &c));
@@ -129,7 +129,7 @@ TEST_F(unknown_bit, einval)
 	int fd;
 
 	REQUIRE_BUILD_ID();
-	o.extra_flag_bits = 1ULL << variant->bit;
+	o.extra_flag_bits = bid_flag_bit(variant->bit);
 	fd = bid_open(&o);
 	if (fd >= 0)
 		close(fd);
@@ -146,11 +146,11 @@ TEST(uapi_header_abi)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.build_id = 1;
-		ASSERT_EQ(1ULL << BID_ATTR_BUILD_ID_BIT, bid_attr_flags(&attr));
+		ASSERT_EQ(bid_flag_bit(BID_ATTR_BUILD_ID_BIT), bid_attr_flags(&attr));
 		ASSERT_EQ(1 << 14, PERF_RECORD_MISC_MMAP_BUILD_ID);
 		attr.build_id = 0;
 		attr.text_poke = 1;
-		ASSERT_EQ(1ULL << (BID_ATTR_BUILD_ID_BIT - 1), bid_attr_flags(&attr));
+		ASSERT_EQ(bid_flag_bit(BID_ATTR_BUILD_ID_BIT - 1), bid_attr_flags(&attr));
 	}
 #else
 	SKIP(return, "uapi header predates perf_event_attr.build_id");

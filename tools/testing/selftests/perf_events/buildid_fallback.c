@@ -43,7 +43,7 @@ TEST_F(fallback, exec_mapping)
 
 	REQUIRE_BUILD_ID();
 	fixture(_metadata, variant->file, path, sizeof(path));
-	ASSERT_NE(NULL, realpath(path, real));
+	ASSERT_TRUE(realpath(path, real) != NULL);
 	fd = open(path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, bid_read_file(fd, &size));
@@ -72,7 +72,7 @@ TEST(anon_exec)
 	ASSERT_EQ(0, bid_event_enable(&ev));
 	p = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_EQ(0, bid_event_disable(&ev));
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_EQ(1, bid_find_mmap2(&ev, getpid(), (uintptr_t)p, NULL, &r));
 	ASSERT_STREQ("//anon", r.filename);
 	assert_no_file(_metadata, &r);
@@ -115,9 +115,9 @@ TEST(brk_heap)
 	o.mmap_data = true;
 	ASSERT_EQ(0, bid_event_open(&ev, &o));
 	old = sbrk(0);
-	ASSERT_NE((void *)-1, old);
+	ASSERT_TRUE(old != (void *)-1);
 	ASSERT_EQ(0, bid_event_enable(&ev));
-	ASSERT_NE((void *)-1, sbrk(64 * 1024));
+	ASSERT_TRUE(sbrk(64 * 1024) != (void *)-1);
 	ASSERT_EQ(0, bid_event_disable(&ev));
 	c.addr = (uintptr_t)old;
 	ASSERT_EQ(0, bid_event_drain(&ev, brk_cb, &c));
@@ -144,7 +144,7 @@ TEST(stack_exec)
 
 	REQUIRE_BUILD_ID();
 	maps = fopen("/proc/self/maps", "r");
-	ASSERT_NE(NULL, maps);
+	ASSERT_TRUE(maps != NULL);
 	while (fgets(line, sizeof(line), maps))
 		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
 			break;

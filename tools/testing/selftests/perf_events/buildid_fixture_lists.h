@@ -35,6 +35,8 @@
 	X(m_size_0) X(m_size_21)						\
 	/* types other than ET_EXEC/ET_DYN, with a valid note */		\
 	X(g_rel) X(m_et_rel) X(m_et_core)					\
+	/* valid in the other byte order (readelf finds the id) */		\
+	X(m_foreign_endian64) X(m_foreign_endian32)				\
 	/* wrong note name or type */						\
 	X(m_wrong_name) X(m_name_no_nul) X(m_wrong_type)			\
 	/* malformed headers */							\

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ static unsigned char *fx_data(struct __test_metadata *_metadata, const struct fx
 {
 	unsigned char *data = malloc(f->size);
 
-	ASSERT_NE(NULL, data);
+	ASSERT_TRUE(data != NULL);
 	ASSERT_EQ((ssize_t)f->size, pread(f->fd, data, f->size, 0));
 	return data;
 }
@@ -162,6 +163,23 @@ static long meminfo_kb(const char *key)
  * (fallback); upstream, whose page cache is indexed in base pages there
  * too, may report the real id.  The decoy never.
  */
+/*
+ * Whether the machine can have huge pages at all, whatever the kernel's
+ * config: s390x needs the EDAT-1 facility (the "edat" hardware capability),
+ * which QEMU's TCG does not emulate; without it the kernel disables
+ * hugetlbfs and transparent huge pages.
+ */
+#define NO_HUGE_PAGES \
+	"no huge pages on this machine: s390x without EDAT-1 (QEMU's TCG has none)"
+static bool machine_has_huge_pages(void)
+{
+#ifdef __s390x__
+	return getauxval(AT_HWCAP) & HWCAP_S390_HPAGE;
+#else
+	return true;
+#endif
+}
+
 TEST(hugetlbfs_memfd)
 {
 	uint8_t decoy[BID_BUILD_ID_MAX];
@@ -183,6 +201,15 @@ TEST(hugetlbfs_memfd)
 	ASSERT_LE(HUGE_2M + 0x100 + 16 + BID_BUILD_ID_MAX, f.size);
 	memcpy(decoy, data + HUGE_2M + 0x100 + 16, BID_BUILD_ID_MAX);
 	fd = memfd_create("buildid-hugetlb", MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
+	if (fd < 0 && !machine_has_huge_pages())
+		SKIP(return, "%s", NO_HUGE_PAGES);
+	/*
+	 * hugetlbfs there, but no 2 MiB size: the architecture's huge pages are
+	 * others (s390x: 1 MiB and 2 GiB), which the lab cannot change.
+	 */
+	if (fd < 0 && !access("/sys/kernel/mm/hugepages", F_OK) &&
+	    access("/sys/kernel/mm/hugepages/hugepages-2048kB", F_OK))
+		SKIP(return, "no 2 MiB huge pages on this architecture (the decoy lies 2 MiB in)");
 	if (fd < 0)
 		ENV_SKIP("memfd_create(MFD_HUGETLB | MFD_HUGE_2MB): %s (no hugetlbfs or no 2 MiB pages)",
 			 strerror(errno));
@@ -231,6 +258,8 @@ TEST(tmpfs_huge)
 	 * page cache (5.10's PREEMPT_RT patch makes TRANSPARENT_HUGEPAGE depend
 	 * on !PREEMPT_RT).
 	 */
+	if (!machine_has_huge_pages())
+		SKIP(return, "%s", NO_HUGE_PAGES);
 	if (access("/sys/kernel/mm/transparent_hugepage", F_OK))
 		SKIP(return, "the kernel has no transparent huge pages (CONFIG_TRANSPARENT_HUGEPAGE off)");
 	fx_open(_metadata, "l_thp", &f);
@@ -238,7 +267,7 @@ TEST(tmpfs_huge)
 	if (unshare(CLONE_NEWNS))
 		ENV_SKIP("unshare(CLONE_NEWNS): %s (mounting tmpfs needs root)", strerror(errno));
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
 	if (mount("tmpfs", dir, "tmpfs", 0, "huge=always,size=8m")) {
 		rmdir(dir);
 		ENV_SKIP("tmpfs huge=always: %s (no transparent huge pages in the page cache)",

@@ -109,7 +109,7 @@ static int copy_of(struct __test_metadata *_metadata, struct fx *f, bool memfd,
 	char *buf = malloc(f->size);
 	int fd, err;
 
-	ASSERT_NE(NULL, buf);
+	ASSERT_TRUE(buf != NULL);
 	ASSERT_EQ((ssize_t)f->size, pread(f->fd, buf, f->size, 0));
 	if (memfd) {
 		fd = memfd_create("buildid-elf", MFD_CLOEXEC);
@@ -234,7 +234,7 @@ TEST_F(mixed, consumers)
 	p = mmap(NULL, f.size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f.fd, 0);
 	ASSERT_EQ(0, bid_event_disable(&first));
 	ASSERT_EQ(0, bid_event_disable(&second));
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	check_consumer(_metadata, &first, variant->first_build_id, p, &f);
 	check_consumer(_metadata, &second, variant->second_build_id, p, &f);
 	bid_event_close(&first);
@@ -281,7 +281,7 @@ TEST(cpu_wide)
 	ASSERT_EQ(0, bid_event_enable(&ev));
 	p = mmap(NULL, f.size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f.fd, 0);
 	ASSERT_EQ(0, bid_event_disable(&ev));
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	cnt = bid_find_mmap2(&ev, getpid(), (uintptr_t)p, NULL, &r);
 	ASSERT_EQ(1, cnt) TH_LOG("MMAP2 records of our mapping on CPU %d: %d", o.cpu, cnt);
 	ASSERT_STREQ(f.real, r.filename);
@@ -436,7 +436,9 @@ static int rewrite_cb(const struct perf_event_header *h, void *arg)
 
 TEST(concurrent_rewrite)
 {
-	static const uint8_t pattern[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	/* The note's header in the fixture's byte order, the machine's own. */
+	static const uint32_t note_hdr[3] = { 4, 20, 3 /* NT_GNU_BUILD_ID */ };
+	uint8_t pattern[16];
 	struct bid_opts o = BID_OPTS_DEFAULT;
 	char name[PATH_MAX + 32], raw[64];
 	struct rewrite_ctx c = { 0 };
@@ -453,11 +455,13 @@ TEST(concurrent_rewrite)
 	int fd;
 
 	REQUIRE_BUILD_ID();
+	memcpy(pattern, note_hdr, sizeof(note_hdr));
+	memcpy(pattern + sizeof(note_hdr), "GNU", 4);
 	fx_open(_metadata, "c_elf64_dyn", &f);
 	fd = copy_of(_metadata, &f, false, name, sizeof(name));
 	ASSERT_EQ(0, fstat(fd, &st));
 	buf = malloc(f.size);
-	ASSERT_NE(NULL, buf);
+	ASSERT_TRUE(buf != NULL);
 	ASSERT_EQ((ssize_t)f.size, pread(fd, buf, f.size, 0));
 	for (i = 0; i + sizeof(pattern) <= f.size; i += 4)
 		if (!memcmp(buf + i, pattern, sizeof(pattern)))

@@ -61,7 +61,7 @@ static void record_layout(struct __test_metadata *_metadata,
 
 	fixture(_metadata, "g_sha1", path, sizeof(path));
 	self->id_len = expected_id(_metadata, "g_sha1", self->id);
-	ASSERT_NE(NULL, realpath(path, self->real));
+	ASSERT_TRUE(realpath(path, self->real) != NULL);
 	fd = open(path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, bid_read_file(fd, NULL));
@@ -73,7 +73,7 @@ static void record_layout(struct __test_metadata *_metadata,
 	p = mmap(NULL, self->len, PROT_READ | PROT_EXEC, flags, fd, 0);
 	ASSERT_EQ(0, bid_event_disable(&ev));
 	self->t1 = bid_now_ns();
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	self->addr = (uintptr_t)p;
 	n = bid_find_mmap2(&ev, getpid(), self->addr, NULL, &self->r);
 	ASSERT_EQ(1, n) TH_LOG("MMAP2 records for the mapping: %d", n);
@@ -190,7 +190,7 @@ TEST_F(has_id, exec_mapping)
 		SKIP(return, "%.900s", path);
 	fixture(_metadata, variant->file, path, sizeof(path));
 	n = expected_id(_metadata, variant->file, id);
-	ASSERT_NE(NULL, realpath(path, real));
+	ASSERT_TRUE(realpath(path, real) != NULL);
 	fd = open(path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	/* The kernel reads the page cache only: make every page resident. */
@@ -242,7 +242,7 @@ TEST(ring_wraparound)
 	REQUIRE_BUILD_ID();
 	fixture(_metadata, "g_md5", path, sizeof(path));
 	c.id_len = expected_id(_metadata, "g_md5", id);
-	ASSERT_NE(NULL, realpath(path, real));
+	ASSERT_TRUE(realpath(path, real) != NULL);
 	fd = open(path, O_RDONLY);
 	ASSERT_LE(0, fd);
 	/* The kernel reads the page cache only: make every page resident. */
@@ -253,7 +253,7 @@ TEST(ring_wraparound)
 	for (i = 1; i <= 100; i++) {
 		void *p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 
-		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_TRUE(p != MAP_FAILED);
 		munmap(p, page);
 		/* a few records per drain: less than the ring, so none is lost */
 		if (i % 7 == 0)

@@ -100,7 +100,7 @@ void bid_attr_init(struct perf_event_attr *attr, const struct bid_opts *o)
 	attr->inherit = o->inherit;
 	/* By bit number: older uapi headers have no build_id field. */
 	if (o->build_id)
-		bid_attr_set_flags(attr, 1ULL << BID_ATTR_BUILD_ID_BIT);
+		bid_attr_set_flags(attr, bid_flag_bit(BID_ATTR_BUILD_ID_BIT));
 	bid_attr_set_flags(attr, o->extra_flag_bits);
 }
 

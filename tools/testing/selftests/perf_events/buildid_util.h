@@ -29,6 +29,22 @@
 #endif
 /* attr.build_id: bit 34 of the flag word that starts with attr.disabled. */
 #define BID_ATTR_BUILD_ID_BIT	34
+
+/*
+ * Bit @n of the flag word as the header counts its bitfields (disabled is
+ * 0), as a mask of the 64-bit word: the ABI is the C bitfields', which the
+ * compiler allocates from the least significant bit on little-endian targets
+ * and from the most significant on big-endian ones (s390x), where bit n is
+ * 1 << (63 - n).
+ */
+static inline uint64_t bid_flag_bit(unsigned int n)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return 1ULL << (63 - n);
+#else
+	return 1ULL << n;
+#endif
+}
 #define BID_BUILD_ID_MAX	20
 
 #define BID_SKIP_REASON "kernel lacks perf_event_attr.build_id"
@@ -67,7 +83,7 @@ struct bid_opts {
 	int cpu;		/* with on_cpu: per-task event on this CPU only */
 	bool on_cpu;		/* (inherited per-task events need a CPU to be mmapped) */
 	bool cpu_wide;		/* pid -1: every task on @cpu (needs on_cpu) */
-	uint64_t extra_flag_bits;	/* raw bits ORed into the flag word */
+	uint64_t extra_flag_bits;	/* bid_flag_bit()s ORed into the flag word */
 	unsigned int data_pages;	/* ring size, power of two; 0: 16 */
 };
 

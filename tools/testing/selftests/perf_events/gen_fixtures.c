@@ -756,6 +756,25 @@ static void m_et_core(struct ctx *c)
 	c->id_len = 0;
 }
 
+/*
+ * A well-formed file in the other byte order, as readelf reads it: no kernel
+ * executes it, and neither parser takes its id (read in the kernel's order,
+ * e_type is 0x0200 or 0x0300).  On a big-endian kernel this is the
+ * little-endian file, and the other way round.
+ */
+static void foreign(struct ctx *c, int cls, uint16_t type)
+{
+	int own = target_data;
+
+	target_data = own == ELFDATA2LSB ? ELFDATA2MSB : ELFDATA2LSB;
+	valid(c, cls, type);
+	target_data = own;
+	c->id_len = 0;
+}
+
+static void m_foreign_endian64(struct ctx *c) { foreign(c, ELFCLASS64, ET_DYN); }
+static void m_foreign_endian32(struct ctx *c) { foreign(c, ELFCLASS32, ET_EXEC); }
+
 static void m_not_elf(struct ctx *c)
 {
 	static const char text[] = "#!/bin/sh\n# not an ELF file\nexit 0\n";
@@ -782,7 +801,8 @@ static const struct {
 	C(m_phnum_0), C(m_phnum_65535), C(m_namesz_max), C(m_descsz_max),
 	C(m_note_past_segment), C(m_note_past_eof), C(m_offset_overflow64),
 	C(m_offset_overflow32), C(m_wrong_name), C(m_name_no_nul), C(m_wrong_type),
-	C(m_size_0), C(m_size_21), C(m_et_rel), C(m_et_core), C(m_not_elf),
+	C(m_size_0), C(m_size_21), C(m_et_rel), C(m_et_core), C(m_foreign_endian64),
+	C(m_foreign_endian32), C(m_not_elf),
 	C(m_empty),
 	C(l_notes_1023), C(l_notes_1025), C(l_filesz_4g), C(l_hugetlb), C(l_thp),
 	C(l_align8),
