@@ -60,10 +60,10 @@ step "selftest verdicts: 5.10-buildid equals 6.12 but for the listed differences
 	tools/testing/selftests/perf_events/expected-differences.txt
 step "vm-test 5.10-rt-buildid (Debian's PREEMPT_RT, lockdep): clean, the verdicts of 5.10-buildid" \
 	make --no-print-directory vm-test-rt
-mapfile -t kernels < <(lab_kernels vm-test-arm64)
+mapfile -t kernels < <(lab_kernels vm-test-arch)
 for k in "${kernels[@]}"; do
 	step "vm-test $k ($(parse_name "$k" && arch_field qemu)): x86_64's verdicts but for the listed differences" \
-		make --no-print-directory vm-test-arm64 ARM64_KERNELS="$k"
+		make --no-print-directory vm-test-arch ARCH_KERNELS="$k"
 done
 mapfile -t kernels < <(lab_kernels vm-perf)
 for k in "${kernels[@]}"; do

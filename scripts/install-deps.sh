@@ -17,6 +17,10 @@ PKGS=(
 	# the arm64 guest (its busybox-static:arm64, Debian 11's kernel config and headers are
 	# fetched by kernel/scripts/debs.sh with apt-get download, never installed)
 	qemu-system-arm
+	# the i386, armhf and s390x guests (make check-arches): compilers, static libcs, QEMU
+	gcc-i686-linux-gnu libc6-dev-i386-cross linux-libc-dev-i386-cross
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross linux-libc-dev-armhf-cross
+	gcc-s390x-linux-gnu libc6-dev-s390x-cross linux-libc-dev-s390x-cross qemu-system-misc
 	# checkpatch.pl runs scripts/spdxcheck.py on new files
 	python3-ply python3-git
 	linux-source-5.10 linux-source-6.12
@@ -87,10 +91,12 @@ if [ "$(id -u)" -eq 0 ]; then
 		echo "install-deps: cannot add Debian 11 (for linux-source-5.10)" >&2
 		exit 1
 	fi
+	# Debian 11 serves linux-source (all) and the amd64 kernel's config and headers: the
+	# lab's other architectures' package lists (added below) are not fetched from it.
 	{
 		echo "# Written by buildid-mmap's scripts/install-deps.sh from this machine's Debian"
 		echo "# sources; pinned by $pin."
-		printf '%s\n' "$bullseye"
+		printf '%s\n' "$bullseye" | sed "/^Suites:/a Architectures: $(dpkg --print-architecture)"
 	} | install_file "$src" && changed=1
 	install_file "$pin" <<'PIN' && changed=1
 # Only linux-source-5.10 may come from Debian 11.
@@ -110,11 +116,19 @@ Package: linux-source-5.10
 Pin: release n=bullseye
 Pin-Priority: 500
 PIN
-	# apt-get download busybox-static:arm64 (the arm64 guest) needs the arm64 package lists.
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-		dpkg --add-architecture arm64
-		changed=1
-	fi
+	# apt-get download busybox-static:DEBARCH (the guests of the lab's other architectures,
+	# LAB_ARCHES in kernel/scripts/common.sh) needs their package lists.
+	mapfile -t debarches < <(bash -c '. "$1/kernel/scripts/common.sh" &&
+		while read -r a; do lab_field LAB_ARCHES "$a" debarch; done < <(lab_keys LAB_ARCHES)' _ \
+		"$here/..")
+	[ ${#debarches[@]} -gt 0 ] || { echo "install-deps: no architectures in LAB_ARCHES" >&2; exit 1; }
+	for a in "${debarches[@]}"; do
+		[ "$a" != "$(dpkg --print-architecture)" ] || continue
+		if ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+			dpkg --add-architecture "$a"
+			changed=1
+		fi
+	done
 fi
 
 if [ ${#need[@]} -eq 0 ]; then

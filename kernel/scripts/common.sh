@@ -79,29 +79,44 @@ LAB_BASES=(
 #   endian    little or big: the byte order of its guests' records (no test branches on it yet)
 #   debarch   its Debian architecture: busybox-static:DEBARCH is the guest's busybox; when it is
 #             the machine's own (dpkg --print-architecture), the host's busybox and KVM serve
+#   mem       the least memory its guests get, in MiB: the 32-bit ones get more than their
+#             kernel maps directly (about 900 MiB), so that the page cache lives in HIGHMEM
 #   config    the fragment under kernel/configs its guest needs on top of base.config and
 #             block.config
 #   required  the options of its guest (console, disk) that must survive olddefconfig,
 #             comma-separated
 # shellcheck disable=SC2034 # read through lab_field
-LAB_ARCHES_FIELDS=(arch karch cross image qemu machine cpu console disk pages endian debarch config
-	required)
+LAB_ARCHES_FIELDS=(arch karch cross image qemu machine cpu console disk pages endian debarch mem
+	config required)
 # shellcheck disable=SC2034,SC2054 # read through lab_field; commas separate lists and QEMU options
 LAB_ARCHES=(
-	"x86_64 x86_64 - bzImage qemu-system-x86_64 - max ttyS0 - 4k little amd64 -
+	"x86_64 x86_64 - bzImage qemu-system-x86_64 - max ttyS0 - 4k little amd64 512 -
 		CONFIG_SERIAL_8250_CONSOLE"
 	# virt with a CPU that has the 4 KiB and 64 KiB granules (pointer authentication with
 	# QEMU's cheap algorithm: the architected one is slow under TCG); the disk on virtio-pci
 	"arm64 arm64 aarch64-linux-gnu- Image qemu-system-aarch64 virt max,pauth-impdef=on ttyAMA0
-		virtio-blk-pci 4k,64k little arm64 arm64.config
+		virtio-blk-pci 4k,64k little arm64 512 arm64.config
 		CONFIG_SERIAL_AMBA_PL011_CONSOLE,CONFIG_VIRTIO_BLK"
+	# Debian 11 LTS's 32-bit architectures, with HIGHMEM: i386 as its 686-pae flavour on the
+	# PC machine, armhf as its armmp-lpae flavour on virt (a Cortex-A15 has LPAE)
+	"i386 i386 i686-linux-gnu- bzImage qemu-system-i386 - max ttyS0 - 4k little i386 2048
+		i386.config CONFIG_SERIAL_8250_CONSOLE,CONFIG_HIGHMEM64G"
+	"armhf arm arm-linux-gnueabihf- zImage qemu-system-arm virt,highmem=off cortex-a15 ttyAMA0
+		virtio-blk-pci 4k little armhf 2048 armhf.config
+		CONFIG_SERIAL_AMBA_PL011_CONSOLE,CONFIG_VIRTIO_BLK,CONFIG_ARM_LPAE,CONFIG_HIGHMEM"
+	# big-endian: the SCLP console and the disk on virtio-ccw
+	"s390x s390 s390x-linux-gnu- bzImage qemu-system-s390x s390-ccw-virtio max ttysclp0
+		virtio-blk-ccw 4k big s390x 512 s390x.config
+		CONFIG_SCLP_VT220_CONSOLE,CONFIG_S390_GUEST,CONFIG_VIRTIO_BLK"
 )
 
 # The kernels the project tests, one line each (any other name builds and boots as well):
 #   name    a kernel name (parse_name)
 #   check   the steps of make check (scripts/check.sh) that run on it, comma-separated:
 #           vm-test (make vm-test KERNEL=NAME), vm-perf (kernel/scripts/vm-perf.sh NAME),
-#           vm-test-arm64 (make vm-test-arm64 with ARM64_KERNELS=NAME); "-": none. The other
+#           vm-test-arch (make vm-test-arch ARCH_KERNELS=NAME: a kernel of another
+#           architecture, its verdicts against x86_64's), check-arches (make check-arches, not
+#           in check); "-": none. The other
 #           steps name their kernels themselves: vm-test-rt (5.10-rt-buildid), abi-check
 #           and vm-modules (BASE-abi, BASE-buildid-abi), lab-selftest, vm-bpf, vm-coverage and
 #           vm-perf-5.10.
@@ -114,9 +129,15 @@ LAB_KERNELS=(
 	"6.12 vm-test"
 	"5.10-buildid-kasan vm-test"
 	"5.10-rt-buildid -"
-	"5.10-buildid-arm64 vm-test-arm64"
+	"5.10-buildid-arm64 vm-test-arch"
 	# the 64 KiB-page kernel stays out of check: one more kernel build, about 6 min cold
 	"5.10-buildid-arm64-64k -"
+	# Debian 11 LTS's 32-bit architectures and big-endian s390x (make check-arches): each one
+	# more kernel build, which check's cold time (over its budget already) cannot take
+	"5.10-buildid-i386 check-arches"
+	"5.10-i386 check-arches"
+	"5.10-buildid-armhf check-arches"
+	"5.10-buildid-s390x check-arches"
 	# the module ABI check's kernels, which boot too: vm-modules runs in 5.10-buildid-abi
 	"5.10-abi -"
 	"5.10-buildid-abi -"

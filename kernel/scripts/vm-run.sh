@@ -31,6 +31,8 @@ shift $((OPTIND - 1))
 kname=$1 payload=$2
 parse_name "$kname"
 [ "$K_VARIANT" = kasan ] && [ "$mem" -lt 1024 ] && mem=1024
+amem=$(arch_field mem)
+[ "$mem" -ge "$amem" ] || mem=$amem
 image=$("$LAB_ROOT/kernel/scripts/build.sh" "$kname") || exit 5
 work=$(mktemp -d "${TMPDIR:-/tmp}/lab-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT

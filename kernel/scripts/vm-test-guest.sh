@@ -9,6 +9,17 @@ rc=0
 [ -n "$LAB_BLOCK_DIR" ] || { echo "lab: no ext4 disk in the guest"; exit 1; }
 export BUILDID_BLOCK_DIR="$LAB_BLOCK_DIR/perf_events" BUILDID_LAB=1
 [ -z "$LAB_EXPECT" ] || export BUILDID_EXPECT="$LAB_EXPECT"
+# A HIGHMEM kernel (32-bit) with more memory than it maps directly keeps the page cache in high
+# memory, where the build-ID parser's kmap_atomic() maps real pages. Shown, not assumed: the
+# disk's files read from a dropped cache, and how far HighFree fell (vm-test.sh checks it).
+if grep -q '^HighTotal:' /proc/meminfo; then
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	high() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
+	before=$(high HighFree)
+	bytes=$(find "$BUILDID_BLOCK_DIR" -type f | while read -r f; do cat "$f"; done | wc -c)
+	echo "# lab highmem: HighTotal=$(high HighTotal) read=$((bytes / 1024)) fell=$((before - $(high HighFree)))"
+fi
 for run in warm cold; do
 	if [ "$run" = warm ]; then
 		cd /payload/perf_events || exit 1

@@ -74,12 +74,27 @@ else
 	cold="cold cache: DIFFERENT verdicts"
 	diff -u "$out/verdicts.txt" "$out/verdicts-cold.txt" >&2 || true
 fi
-line="vm-test $kname: pass $pass fail $fail skip $skip, $cold ($(( $(date +%s) - t0 ))s)"
+line="vm-test $kname: pass $pass fail $fail skip $skip, $cold"
+# HIGHMEM kernels: the page cache the tests parse must have been in high memory (at least half of
+# the files read back from a dropped cache; vm-test-guest.sh measures it).
+highmem_ok=1
+if grep -qx 'CONFIG_HIGHMEM=y' "$imgdir/config"; then
+	read -r htotal hread hfell < <(sed -n 's/^# lab highmem: HighTotal=\([0-9]*\) read=\([0-9]*\) fell=\(-*[0-9]*\).*/\1 \2 \3/p' \
+		"$out/console.log" | tr -d '\r') || true
+	if [ -n "${hread:-}" ] && [ "$htotal" -gt 0 ] && [ $((hfell * 2)) -ge "$hread" ]; then
+		line="$line, page cache in HIGHMEM ($hfell of $hread KiB read, ${htotal} KiB high)"
+	else
+		line="$line, page cache NOT in HIGHMEM (HighTotal ${htotal:-?} KiB, ${hfell:-?} of ${hread:-?} KiB read)"
+		highmem_ok=0
+	fi
+fi
+line="$line ($(( $(date +%s) - t0 ))s)"
 [ "$vrc" = 0 ] || line="$line; VM FAILED (exit $vrc)"
 echo "$line"
 [ -n "${LAB_SUMMARY:-}" ] && echo "$line" >>"$LAB_SUMMARY"
 [ "$vrc" = 0 ] || exit "$vrc"
 [ $((pass + fail + skip)) -gt 0 ] || { echo "lab: no test ran on $kname" >&2; exit 1; }
 [ "$fail" = 0 ] || exit 1
+[ "$highmem_ok" = 1 ] || exit 1
 cmp -s "$out/verdicts.txt" "$out/verdicts-cold.txt" || exit 1
 exit 0
