@@ -16,7 +16,7 @@
 # can time, and errors only a debug kernel reports, caught by make stress's program
 # (vm-stress.sh, seed 1) within SECONDS, through a wrong build ID or a kernel report on the
 # console. Each runs on the kernel its "Stress-Kernel:" line names: a race on
-# 5.10-buildid-arm64, whose guest has two CPUs (the x86 guests see one: a race between two
+# 5.10-buildid-arm64, whose guest has two CPUs (the x86_64 guests see one: a race between two
 # tasks in a kernel that is not preemptible cannot happen there), a sleep in atomic context or a
 # page's lost reference on 5.10-buildid-kasan (DEBUG_ATOMIC_SLEEP, KASAN), and a page reference
 # never dropped, which no debug option reports, by the program's check of the files' pages
@@ -148,7 +148,7 @@ for m in "${names[@]}"; do
 		con=$LAB_ROOT/build/vm-stress/$stress_kernel/console.log
 		case $rc in
 		0) report+=("SURVIVED  $m: ${stress}s of stress on $stress_kernel, no wrong id, clean console"); bad=1 ;;
-		1) report+=("CAUGHT    $m by the stress's check: $(grep -m1 '^not ok' "$con" | sed 's/^not ok 1 buildid_stress: //')") ;;
+		1) report+=("CAUGHT    $m by the stress's check: $({ grep -m1 '^not ok' "$con" || echo "exit 1"; } | sed 's/^not ok 1 buildid_stress: //')") ;;
 		2) report+=("CAUGHT    $m by a kernel report: $(grep -m1 -E 'BUG|KASAN|Oops|WARNING|UBSAN|detected stall' "$con")") ;;
 		*) report+=("BROKE-VM  $m: vm-stress exit $rc ($(grep 'lab: ' "$work/$m.log" | head -1))"); bad=1 ;;
 		esac

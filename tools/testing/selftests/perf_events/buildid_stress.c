@@ -31,8 +31,10 @@
  * copy would then take 32 bytes into a 20-byte id.
  * Every MMAP2 record that carries a build ID and names one of the files is checked: the ID
  * must be one the file had (a version) or torn between versions; anything else is wrong and
- * fails the run. Prints the seed, the operations per second, the records checked, the IDs
- * found torn and the wrong ones.
+ * fails the run. At the end, the pages of the files still held by someone once their unheld
+ * pages are dropped (a page reference never released) fail the run too. Prints the seed, the
+ * operations per second, the records checked, the IDs found torn and the wrong ones, and the
+ * pages held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,10 +49,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "buildid_util.h"
 
@@ -510,9 +515,10 @@ static int copy_fixture(void)
  * back, POSIX_FADV_DONTNEED drops every page of a file that no one holds
  * (it drains the per-CPU LRU lists itself, whose references are not leaks);
  * a page that mincore() still finds in the page cache is held by someone.
- * Returns the pages of all files so held, or -1 when the check cannot run.
+ * Returns the pages of all files so held, or -1 when the check cannot run:
+ * on tmpfs and ramfs the page cache is the file, and nothing drops it.
  */
-static long held_pages(void)
+static long held_pages_once(void)
 {
 	size_t page = bid_page_size();
 	unsigned char *vec;
@@ -520,6 +526,7 @@ static long held_pages(void)
 	unsigned int i;
 
 	for (i = 0; i < nfiles; i++) {
+		struct statfs sfs;
 		struct stat st;
 		size_t n, k;
 		void *p;
@@ -527,6 +534,10 @@ static long held_pages(void)
 
 		if (fd < 0)
 			return -1;
+		if (fstatfs(fd, &sfs) || sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC) {
+			close(fd);
+			return -1;
+		}
 		if (fstat(fd, &st) || fsync(fd) ||
 		    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ||
 		    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
@@ -552,6 +563,21 @@ static long held_pages(void)
 			held += vec[k] & 1;
 		munmap(p, st.st_size);
 		free(vec);
+	}
+	return held;
+}
+
+/* Compaction or reclaim may hold a page for a moment: a leak stays through three tries. */
+static long held_pages(void)
+{
+	long held = 0;
+	int try;
+
+	for (try = 0; try < 3; try++) {
+		held = held_pages_once();
+		if (held <= 0)
+			break;
+		usleep(100 * 1000);
 	}
 	return held;
 }
@@ -650,15 +676,11 @@ int main(int argc, char **argv)
 	       "did not ask\n", atomic_load(&n_records), atomic_load(&n_lost),
 	       atomic_load(&n_with_id), atomic_load(&n_torn), atomic_load(&n_wrong),
 	       atomic_load(&n_leaked));
-	printf("# %ld pages of the files still in the page cache after the run, dropped as no "
-	       "one holds them (a page the parser took and never put stays)\n", held);
-	if (held) {
-		printf("not ok 1 buildid_stress: %s (seed %llu)\n",
-		       held < 0 ? "the page-reference check could not run" :
-		       "pages of the files held after the run: a page reference leak",
-		       (unsigned long long)seed);
-		return 1;
-	}
+	if (held < 0)
+		printf("# the page-reference check could not run (the files are on tmpfs?)\n");
+	else
+		printf("# %ld pages of the files still in the page cache after the run, dropped as "
+		       "no one holds them (a page the parser took and never put stays)\n", held);
 	if (atomic_load(&n_leaked)) {
 		printf("not ok 1 buildid_stress: the build-id bit on records of events that did not "
 		       "ask for it (seed %llu)\n", (unsigned long long)seed);
@@ -667,6 +689,11 @@ int main(int argc, char **argv)
 	if (atomic_load(&n_wrong)) {
 		printf("not ok 1 buildid_stress: wrong build ids (seed %llu)\n",
 		       (unsigned long long)seed);
+		return 1;
+	}
+	if (held > 0) {
+		printf("not ok 1 buildid_stress: pages of the files held after the run: a page "
+		       "reference leak (seed %llu)\n", (unsigned long long)seed);
 		return 1;
 	}
 	if (!atomic_load(&n_with_id)) {
