@@ -96,7 +96,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	{
 		echo "# Written by buildid-mmap's scripts/install-deps.sh from this machine's Debian"
 		echo "# sources; pinned by $pin."
-		printf '%s\n' "$bullseye" | sed "/^Suites:/a Architectures: $(dpkg --print-architecture)"
+		printf '%s\n' "$bullseye" |
+			sed -e '/^Architectures:/d' -e "/^Suites:/a Architectures: $(dpkg --print-architecture)"
 	} | install_file "$src" && changed=1
 	install_file "$pin" <<'PIN' && changed=1
 # Only linux-source-5.10 may come from Debian 11.

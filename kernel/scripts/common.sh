@@ -76,7 +76,8 @@ LAB_BASES=(
 #   pages     its page sizes, comma-separated; the first is the default, another is a suffix of
 #             the name (-arm64-64k) and the fragment kernel/configs/ARCH-SIZE.config, whose
 #             options must all survive olddefconfig
-#   endian    little or big: the byte order of its guests' records (no test branches on it yet)
+#   endian    little or big: its byte order; vm-test.sh checks the cross-built selftests against
+#             it (the tests and fixtures take theirs from the compiler)
 #   debarch   its Debian architecture: busybox-static:DEBARCH is the guest's busybox; when it is
 #             the machine's own (dpkg --print-architecture), the host's busybox and KVM serve
 #   mem       the least memory its guests get, in MiB: the 32-bit ones get more than their

@@ -3,8 +3,10 @@
 # (LAB_ARCHES), each cross-compiled and booted in its own QEMU, must give the verdicts of the
 # same kernel on the first architecture (x86_64: 5.10-buildid for 5.10-buildid-i386, 5.10 for
 # 5.10-i386), case by case, but for the cases listed with their reasons in
-# tools/testing/selftests/perf_events/expected-differences-ARCH.txt. The reference runs first
-# when it has no verdicts yet. Exits 1 when any kernel fails.
+# tools/testing/selftests/perf_events/expected-differences-ARCH.txt, and for a kernel of another
+# page size than its architecture's first also expected-differences-ARCH-PAGES.txt. The
+# reference runs first when it has no verdicts yet, or older ones than a selftest source. Exits
+# 1 when any kernel fails.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 [ $# -gt 0 ] || die "usage: vm-test-arch.sh KERNEL..."
@@ -19,11 +21,17 @@ for k in "$@"; do
 	ref=${ref%-"$K_ARCH"-"$K_PAGES"}
 	ref=${ref%-"$K_ARCH"}
 	[ -z "$K_VARIANT" ] || ref=$ref-$K_VARIANT
-	list=$LAB_ROOT/tools/testing/selftests/perf_events/expected-differences-$K_ARCH.txt
-	if [ ! -s "$LAB_ROOT/build/selftests/$ref/verdicts.txt" ]; then
+	st=$LAB_ROOT/tools/testing/selftests/perf_events
+	list=$(mktemp)
+	cat "$st/expected-differences-$K_ARCH.txt" >"$list"
+	[ ! -f "$st/expected-differences-$K_ARCH-$K_PAGES.txt" ] ||
+		cat "$st/expected-differences-$K_ARCH-$K_PAGES.txt" >>"$list"
+	refv=$LAB_ROOT/build/selftests/$ref/verdicts.txt
+	if [ ! -s "$refv" ] || [ -n "$(find "$st" -newer "$refv" -print -quit)" ]; then
 		"$LAB_ROOT/kernel/scripts/vm-test.sh" "$ref" || rc=1
 	fi
 	"$LAB_ROOT/kernel/scripts/vm-test.sh" "$k" &&
 		"$LAB_ROOT/kernel/scripts/compare-verdicts.sh" "$ref" "$k" "$list" || rc=1
+	rm -f "$list"
 done
 exit "$rc"

@@ -34,6 +34,11 @@ mkdir -p "$out/obj" "$out/payload/perf_events" "$out/disk"
 
 progress "vm-test $kname" "build selftests"
 selftests_build "$src" "$imgdir" "$out"
+# The programs' byte order (EI_DATA: 1 little, 2 big) is the architecture's.
+data=$(od -An -j5 -N1 -tu1 "$out/payload/perf_events/buildid_attr" | tr -d ' ')
+want=$(arch_field endian)
+[ "$data" = "$([ "$want" = big ] && echo 2 || echo 1)" ] ||
+	die "the selftests built for $kname are not $want-endian (EI_DATA $data)"
 mapfile -t progs < <(make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" emit_tests |
 	sed -n 's/^perf_events://p')
 [ "${#progs[@]}" -gt 0 ] || die "no selftests listed by emit_tests"

@@ -163,6 +163,20 @@ static long meminfo_kb(const char *key)
  * (fallback); upstream, whose page cache is indexed in base pages there
  * too, may report the real id.  The decoy never.
  */
+/* The number in a sysfs file, 0 when it cannot be read. */
+static unsigned long read_ulong(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 /*
  * Whether the machine can have huge pages at all, whatever the kernel's
  * config: s390x needs the EDAT-1 facility (the "edat" hardware capability),
@@ -249,6 +263,7 @@ TEST(tmpfs_huge)
 	struct bid_mmap2 r;
 	struct stat st;
 	unsigned char *data;
+	unsigned long pmd;
 	struct fx f;
 	int fd;
 
@@ -262,6 +277,11 @@ TEST(tmpfs_huge)
 		SKIP(return, "%s", NO_HUGE_PAGES);
 	if (access("/sys/kernel/mm/transparent_hugepage", F_OK))
 		SKIP(return, "the kernel has no transparent huge pages (CONFIG_TRANSPARENT_HUGEPAGE off)");
+	/* arm64 with 64 KiB pages: a PMD maps 512 MiB, no 2 MiB file fills one. */
+	pmd = read_ulong("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	if (pmd > HUGE_2M)
+		SKIP(return, "transparent huge pages are %lu KiB here: the 2 MiB l_thp cannot be one",
+		     pmd >> 10);
 	fx_open(_metadata, "l_thp", &f);
 	data = fx_data(_metadata, &f);
 	if (unshare(CLONE_NEWNS))

@@ -21,7 +21,7 @@
  * The fault comes from a store to a fresh anonymous page while the frame
  * pointer register points to three fake frames whose return addresses lie
  * inside the fixture's mapping.  The user callchain walks frame records
- * (rbp on x86_64, x29 on arm64) and never reads the code at a return
+ * (rbp, ebp, x29, and r11 on ARM) and never reads the code at a return
  * address, so the fixture need not be executable code, nor even mapped
  * from a file with bytes at that offset.
  */
@@ -46,8 +46,8 @@
 /*
  * The frame records the user callchain walks.  The frame pointer holds the
  * link of the first: x86's (both widths) and arm64's records start at their
- * link, ARM's APCS frame tail ends at it, and the walk stops at a link that
- * does not lie above the record.
+ * link, ARM's APCS frame tail ends at it.  A 0 link ends the walk (ARM and
+ * arm64 stop at a link not above the record, x86 when reading it faults).
  */
 #ifdef __arm__
 struct fake_frame {
@@ -421,8 +421,8 @@ TEST_F(stackmap, same_as_mmap2)
 	if (fixture_unavailable(variant->file, path, sizeof(path)))
 		SKIP(return, "%.900s", path);
 	if (!HAVE_FAKE_FRAMES)
-		SKIP(return, "no user callchain to fake: %s",
-		     "5.10 walks no user stack on this architecture (s390)");
+		SKIP(return, "no fake frames on this architecture: %s",
+		     "the test has them for x86, arm and arm64; 5.10 walks no user stack on s390");
 	bpf_setup(_metadata, self);
 	if (self->event < 0)
 		return;		/* skipped */
