@@ -123,8 +123,9 @@ PIN
 		while read -r a; do lab_field LAB_ARCHES "$a" debarch; done < <(lab_keys LAB_ARCHES)' _ \
 		"$here/..")
 	[ ${#debarches[@]} -gt 0 ] || { echo "install-deps: no architectures in LAB_ARCHES" >&2; exit 1; }
+	native=$(dpkg --print-architecture)
 	for a in "${debarches[@]}"; do
-		[ "$a" != "$(dpkg --print-architecture)" ] || continue
+		[ "$a" != "$native" ] || continue
 		if ! dpkg --print-foreign-architectures | grep -qx "$a"; then
 			dpkg --add-architecture "$a"
 			changed=1

@@ -15,23 +15,18 @@ rc=0
 for k in "$@"; do
 	parse_name "$k"
 	[ "$K_ARCH" != "${arches[0]}" ] || die "$k is a ${arches[0]} kernel: make vm-test KERNEL=$k"
-	# The reference: the name without its architecture and page size.
-	ref=$k
-	[ -z "$K_VARIANT" ] || ref=${ref%-"$K_VARIANT"}
-	ref=${ref%-"$K_ARCH"-"$K_PAGES"}
-	ref=${ref%-"$K_ARCH"}
-	[ -z "$K_VARIANT" ] || ref=$ref-$K_VARIANT
+	# The reference: the name without its architecture and page size (a variant follows them).
+	ref=${k/-"$K_ARCH"-"$K_PAGES"/}
+	ref=${ref/-"$K_ARCH"/}
 	st=$LAB_ROOT/tools/testing/selftests/perf_events
-	list=$(mktemp)
-	cat "$st/expected-differences-$K_ARCH.txt" >"$list"
+	lists=("$st/expected-differences-$K_ARCH.txt")
 	[ ! -f "$st/expected-differences-$K_ARCH-$K_PAGES.txt" ] ||
-		cat "$st/expected-differences-$K_ARCH-$K_PAGES.txt" >>"$list"
+		lists+=("$st/expected-differences-$K_ARCH-$K_PAGES.txt")
 	refv=$LAB_ROOT/build/selftests/$ref/verdicts.txt
 	if [ ! -s "$refv" ] || [ -n "$(find "$st" -newer "$refv" -print -quit)" ]; then
 		"$LAB_ROOT/kernel/scripts/vm-test.sh" "$ref" || rc=1
 	fi
 	"$LAB_ROOT/kernel/scripts/vm-test.sh" "$k" &&
-		"$LAB_ROOT/kernel/scripts/compare-verdicts.sh" "$ref" "$k" "$list" || rc=1
-	rm -f "$list"
+		"$LAB_ROOT/kernel/scripts/compare-verdicts.sh" "$ref" "$k" <(cat "${lists[@]}") || rc=1
 done
 exit "$rc"

@@ -49,13 +49,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/magic.h>
 
 #include "buildid_util.h"
 
@@ -511,73 +508,32 @@ static int copy_fixture(void)
 /*
  * A page reference that the parser takes and never drops pins the page: no
  * memory is ever freed wrongly, so neither KASAN nor lockdep can see it.
- * Once the run is over, nothing maps the files and their pages are written
- * back, POSIX_FADV_DONTNEED drops every page of a file that no one holds
- * (it drains the per-CPU LRU lists itself, whose references are not leaks);
- * a page that mincore() still finds in the page cache is held by someone.
- * Returns the pages of all files so held, or -1 when the check cannot run:
- * on tmpfs and ramfs the page cache is the file, and nothing drops it.
+ * Once the run is over, nothing maps the files, and bid_evict_fd() drops
+ * every page of a file that no one holds (POSIX_FADV_DONTNEED drains the
+ * per-CPU LRU lists, whose references are not leaks, and it retries for a
+ * second); the pages it cannot drop are held by someone.  Returns the pages
+ * of all files so held, or -1 when the check cannot run: on tmpfs and ramfs
+ * the page cache is the file, and nothing drops it.
  */
-static long held_pages_once(void)
+static long held_pages(void)
 {
-	size_t page = bid_page_size();
-	unsigned char *vec;
 	long held = 0;
 	unsigned int i;
 
 	for (i = 0; i < nfiles; i++) {
-		struct statfs sfs;
+		int fd = open(paths[i], O_RDONLY), err;
+		size_t resident = 0;
 		struct stat st;
-		size_t n, k;
-		void *p;
-		int fd = open(paths[i], O_RDONLY);
 
 		if (fd < 0)
 			return -1;
-		if (fstatfs(fd, &sfs) || sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC) {
-			close(fd);
-			return -1;
-		}
-		if (fstat(fd, &st) || fsync(fd) ||
-		    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ||
-		    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
-			close(fd);
-			return -1;
-		}
-		if (!st.st_size) {
-			close(fd);
-			continue;
-		}
-		n = (st.st_size + page - 1) / page;
-		/* Mapping a file faults nothing in; mincore() only looks. */
-		p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		err = bid_evict_fd(fd);
+		if (err == -EBUSY && (fstat(fd, &st) || bid_resident_pages(fd, st.st_size, &resident)))
+			err = -EIO;
 		close(fd);
-		vec = malloc(n);
-		if (p == MAP_FAILED || !vec || mincore(p, st.st_size, vec)) {
-			if (p != MAP_FAILED)
-				munmap(p, st.st_size);
-			free(vec);
+		if (err && err != -EBUSY)
 			return -1;
-		}
-		for (k = 0; k < n; k++)
-			held += vec[k] & 1;
-		munmap(p, st.st_size);
-		free(vec);
-	}
-	return held;
-}
-
-/* Compaction or reclaim may hold a page for a moment: a leak stays through three tries. */
-static long held_pages(void)
-{
-	long held = 0;
-	int try;
-
-	for (try = 0; try < 3; try++) {
-		held = held_pages_once();
-		if (held <= 0)
-			break;
-		usleep(100 * 1000);
+		held += resident;
 	}
 	return held;
 }
