@@ -407,17 +407,53 @@ vm_payload_run() {
 # the parsed kernel's tree SRC and its exported headers in IMGDIR, objects in OUT/obj,
 # installed in OUT/payload/perf_events, the log in OUT/build.log. Sets SELFTESTS_MAKEVARS, the
 # make variables of that build. Dies when the build fails.
+#
+# A build is kept in $CACHE/selftests under the hash of everything it is made from: the
+# sources' contents (not their times, which a fresh clone resets), SRC's harness and lib.mk,
+# IMGDIR (whose name carries the kernel's key, so its headers), the make variables and the
+# versions of the tools that compile and link the programs and the fixtures. A check builds
+# each kernel's programs once, not once per clone.
 selftests_build() {
 	local src=$1 imgdir=$2 out=$3 st=$LAB_ROOT/tools/testing/selftests/perf_events cross
+	local key cache prefix
 	SELFTESTS_MAKEVARS=(KSRC="$src" KHDR_INCLUDES="-isystem $imgdir/include" OUTPUT="$out/obj"
 		LDFLAGS=-static)
 	cross=$(arch_field cross)
 	[ "$cross" = - ] || SELFTESTS_MAKEVARS+=(ARCH="$(arch_field karch)" CROSS_COMPILE="$cross")
-	make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" all >"$out/build.log" 2>&1 ||
+	[ "$cross" = - ] && prefix= || prefix=$cross
+	key=$({
+		echo "epoch 1"
+		printf '%s\n' "${SELFTESTS_MAKEVARS[@]}" | grep -v '^OUTPUT='
+		(cd "$st" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+		sha256sum "$src"/tools/testing/selftests/{lib.mk,kselftest_harness.h,kselftest.h}
+		local tool
+		for tool in "${prefix}gcc" "${prefix}ld" "${prefix}readelf" gcc; do
+			"$tool" --version 2>&1 | head -1
+		done
+	} | sha256sum | cut -c1-16)
+	cache=$CACHE/selftests/$K_NAME-$key
+	mkdir -p "$out/payload/perf_events"
+	if [ -f "$cache/.done" ]; then
+		echo "selftests of $K_NAME from $cache" >"$out/build.log"
+		cp -a "$cache/payload/." "$out/payload/perf_events/"
+		touch "$cache"
+		return 0
+	fi
+	make -s --no-print-directory -j"$(nproc)" -C "$st" "${SELFTESTS_MAKEVARS[@]}" all \
+		>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "selftests failed to build against $K_NAME"; }
 	make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" install \
 		INSTALL_PATH="$out/payload/perf_events" >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "selftest install failed"; }
+	# Kept for the next clone; builds unused for 30 days go (a few MB each).
+	rm -rf "$cache.tmp.$$"
+	mkdir -p "$cache.tmp.$$"
+	cp -a "$out/payload/perf_events" "$cache.tmp.$$/payload"
+	touch "$cache.tmp.$$/.done"
+	rm -rf "$cache"
+	mv "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
+	find "$CACHE/selftests" -mindepth 1 -maxdepth 1 -type d -mtime +30 -exec rm -rf {} + \
+		2>/dev/null || true
 }
 
 # with_lock FILE CMD...: one kernel build at a time on this machine (2 cores).
