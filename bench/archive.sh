@@ -35,8 +35,7 @@ trap 'rm -rf "$work"' EXIT
 
 gcc -O2 -Wall -Wextra -Werror -o "$work/mmap_storm" "$root/bench/src/mmap_storm.c"
 gcc -O2 -Wall -Wextra -Werror -o "$work/runstat" "$root/bench/src/runstat.c"
-mkdir "$work/elves"
-for ((i = 1; i <= 1000; i++)); do cp "$work/mmap_storm" "$work/elves/e$i"; done
+make_elves "$work/mmap_storm" "$work/elves"
 cat >"$work/short.sh" <<EOF
 #!/bin/sh
 . "$root/bench/short-programs.sh"

@@ -64,9 +64,7 @@ trap 'rm -rf "$work"' EXIT
 
 gcc -O2 -Wall -Wextra -Werror -o "$work/mmap_storm" "$root/bench/src/mmap_storm.c"
 gcc -O2 -Wall -Wextra -Werror -o "$work/stall" "$root/bench/src/stall.c"
-mkdir "$work/elves"
-# Distinct files (distinct inodes) of one small ELF: the kernel parses each one.
-for ((i = 1; i <= 1000; i++)); do cp "$work/mmap_storm" "$work/elves/e$i"; done
+make_elves "$work/mmap_storm" "$work/elves"
 storm_files=("$work"/elves/e*)
 
 # The CPU-bound work, timed from inside the profiler so that its start-up does not count.
