@@ -144,4 +144,13 @@ std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
   return s;
 }
 
+std::optional<uint64_t> Kallsyms::Address(std::string_view name) const {
+  const std::string_view all(names_);
+  for (const Packed& s : symbols_) {
+    if (s.module == 0 && all.substr(s.name, s.name_len) == name)
+      return s.addr;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pbid

@@ -38,6 +38,22 @@ TEST(KallsymsTest, LooksUpTextSymbolsOnly) {
   EXPECT_FALSE(k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize));
 }
 
+TEST(KallsymsTest, AddressOfACoreKernelTextSymbol) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp,
+                                "ffffffff81000000 T _text\n"
+                                "ffffffff81000180 D data_sym\n"
+                                "ffffffff81000200 T do_work\n"
+                                "ffffffffc0000000 t do_work\t[mymod]\n"
+                                "ffffffffc0000100 t _text_mod\t[mymod]\n"));
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  EXPECT_EQ(0xffffffff81000000u, k->Address("_text"));
+  EXPECT_EQ(0xffffffff81000200u, k->Address("do_work"));  // the core kernel's, not the module's
+  EXPECT_FALSE(k->Address("data_sym"));                   // not text
+  EXPECT_FALSE(k->Address("_text_mod"));                  // a module's only
+  EXPECT_FALSE(k->Address("_tex"));
+}
+
 TEST(KallsymsTest, HiddenAddressesAreNotUsable) {
   TempDir tmp;
   auto k = Kallsyms::Load(Write(tmp, "0000000000000000 T _stext\n0000000000000000 T do_work\n"));

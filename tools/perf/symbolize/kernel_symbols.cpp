@@ -90,16 +90,51 @@ std::string KernelSymbols::ModuleName(const std::string& path) {
   return base;
 }
 
+int64_t KernelSymbols::KallsymsDelta(const Mapping* km) {
+  if (kallsyms_delta_)
+    return *kallsyms_delta_;
+  if (km == nullptr || IsModule(*km))
+    return 0;  // not known yet: the kernel image's mapping has not been looked up in
+  // "[kernel.kallsyms]_text": the mapping's pgoff is _text's address when it was recorded.
+  // Without a symbol in its name (perf 3.x), the recording says nothing, and perf then takes
+  // kallsyms as it is: so does this.
+  int64_t delta = 0;
+  if (auto close = km->path.find(']'); close != std::string::npos && close + 1 < km->path.size()) {
+    if (std::optional<uint64_t> now = kallsyms_->Address(km->path.substr(close + 1)))
+      delta = static_cast<int64_t>(*now - km->pgoff);
+  }
+  kallsyms_delta_ = delta;
+  if (delta != 0)
+    note_ += "; recorded in another boot: kallsyms moved by the KASLR offsets' difference";
+  return delta;
+}
+
 KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, SymbolDetail detail) {
   if (!decided_)
     Decide(km);
   Named n;
   if (kallsyms_) {
-    if (std::optional<Kallsyms::Symbol> sym = kallsyms_->Lookup(ip)) {
+    const int64_t delta = KallsymsDelta(km);
+    const bool image = km != nullptr && !IsModule(*km);
+    // The kernel image moves with KASLR: its addresses are moved by delta. Modules load
+    // elsewhere from boot to boot whatever KASLR does, so they, and addresses outside every
+    // recorded mapping, are named from kallsyms only in the recorded boot (delta 0), and a
+    // module only by the module the recording has there; otherwise from the module's file,
+    // by build ID, below.
+    std::optional<Kallsyms::Symbol> sym;
+    if (image)
+      sym = kallsyms_->Lookup(ip + static_cast<uint64_t>(delta));
+    else if (delta == 0)
+      sym = kallsyms_->Lookup(ip);
+    const bool trusted =
+        sym && (image ? sym->module.empty() : km == nullptr || ModuleName(km->path) == sym->module);
+    if (trusted) {
       n.module = std::string(sym->module);
       n.frames.push_back(SourceFrame{std::string(sym->name), "", "", 0, 0});
+      return n;
     }
-    return n;
+    if (km == nullptr || image)
+      return n;
   }
   if (km == nullptr || !km->build_id)
     return n;

@@ -376,6 +376,101 @@ TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
       << r.output;
 }
 
+// Recorded in an earlier boot of the running kernel: the same build ID, another KASLR offset.
+// kallsyms (a file here, as --kallsyms takes it, laid out as the running boot's) must be moved
+// by the difference of the two offsets, as perf moves it; a module loads elsewhere from boot to
+// boot, so its addresses are not named from another boot's kallsyms at all. The file is made
+// so that the unmoved table would give wrong names: kfunc_wrong and wrong_mod_fn sit where the
+// recorded addresses fall in it.
+class KallsymsOtherBootTest : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kText = 0xffffffff81000000;         // _text in the running boot
+  static constexpr uint64_t kRecordedText = kText + 0x1a00000;  // ... and in the recorded one
+  static constexpr uint64_t kModule = 0xffffffffc0200000;       // [pbid_mod] in the recorded boot
+
+  void SetUp() override {
+    // The running kernel's build ID from perf, not from the code under test.
+    CommandResult id = RunCommand("perf buildid-list -k 2>/dev/null");
+    hex_ = id.output.substr(0, id.output.find_first_of(" \n"));
+    if (id.exit_code != 0 || hex_.size() != 40)
+      GTEST_SKIP() << "the running kernel's build ID is not readable";
+    ASSERT_FALSE(tmp_.path().empty());
+    kallsyms_ = tmp_.path() + "/kallsyms";
+    std::ofstream(kallsyms_) << std::hex << kText << " T _text\n"
+                             << kText + 0x100 << " T kfunc_alpha\n"
+                             << kText + 0x200 << " T kfunc_beta\n"
+                             << kRecordedText + 0x100 << " T kfunc_wrong\n"
+                             << kModule << " t wrong_mod_fn\t[other_mod]\n";
+
+    perf_event_attr a{};
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.size = sizeof(a);
+    a.sample_period = 1000000;
+    a.sample_type =
+        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+    a.sample_id_all = 1;
+    EventAttr attr{a, {7}, "cpu-clock"};
+    data_ = tmp_.path() + "/perf.data";
+    auto w = PerfDataWriter::Create(data_, {attr});
+    ASSERT_TRUE(w.ok()) << w.error().ToString();
+    uint64_t t = 1;
+    auto map = [&](const char* name, uint64_t start, uint64_t len, uint64_t pgoff) {
+      Mmap2Record m;
+      m.pid = UINT32_MAX;  // -1: kernel
+      m.start = start;
+      m.len = len;
+      m.pgoff = pgoff;
+      m.filename = name;
+      m.sample_id.id = 7;
+      m.sample_id.time = t++;
+      ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(m, PERF_RECORD_MISC_KERNEL, &attr)).ok());
+    };
+    map("[kernel.kallsyms]_text", kRecordedText, 0x1000000, kRecordedText);
+    map("[pbid_mod]", kModule, 0x10000, 0);
+    for (const auto& [ip, n] : {std::pair<uint64_t, int>{kRecordedText + 0x104, 30},
+                                {kRecordedText + 0x204, 10},
+                                {kModule + 0x10, 5}}) {
+      for (int i = 0; i < n; i++) {
+        SampleRecord s;
+        s.cpumode = PERF_RECORD_MISC_KERNEL;
+        s.ip = ip;
+        s.period = 1000000;
+        s.sample_id.pid = 100;
+        s.sample_id.tid = 100;
+        s.sample_id.time = t++;
+        s.sample_id.id = 7;
+        ASSERT_TRUE((*w)->WriteRecord(BuildSample(s, {}, attr)).ok());
+      }
+    }
+    Features f;
+    BuildIdEntry kernel;
+    kernel.misc = PERF_RECORD_MISC_KERNEL;
+    kernel.build_id = *BuildId::FromHex(hex_);
+    kernel.filename = "[kernel.kallsyms]";
+    f.build_ids = std::vector<BuildIdEntry>{kernel};
+    ASSERT_TRUE((*w)->Finish(f).ok());
+  }
+
+  TempDir tmp_;
+  std::string hex_, kallsyms_, data_;
+};
+
+TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) {
+  CommandResult r = RunCommand(kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
+                                   Quote(tmp_.path() + "/none") + " --kallsyms " +
+                                   Quote(kallsyms_) + " --sort dso,sym",
+                               60);
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(66\.67%.*\[k\] kfunc_alpha)")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(22\.22%.*\[k\] kfunc_beta)")))
+      << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("recorded in another boot")) << r.output;
+}
+
 // A perf.data file with one cpu-clock event and no samples. One record: a data section of
 // size 0 is what a killed recorder leaves, and is refused.
 void WriteWithoutSamples(const std::string& path) {

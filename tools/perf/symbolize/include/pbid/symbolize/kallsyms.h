@@ -39,6 +39,11 @@ class Kallsyms {
 
   static constexpr uint64_t kMaxSymbolSize = 1 << 20;
 
+  // The address of the core kernel's text symbol `name` (the first one of that name), or none.
+  // A linear search: it is asked once per report, for the symbol a kernel mapping is named
+  // after.
+  std::optional<uint64_t> Address(std::string_view name) const;
+
  private:
   // A kernel has over 120,000 text symbols, and reading them is most of a small report's
   // memory and time: 16 bytes each, their names one after another in names_.
