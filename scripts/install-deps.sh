@@ -124,9 +124,13 @@ PIN
 		"$here/..")
 	[ ${#debarches[@]} -gt 0 ] || { echo "install-deps: no architectures in LAB_ARCHES" >&2; exit 1; }
 	native=$(dpkg --print-architecture)
+	# Read once, not piped into grep -q: under pipefail, grep leaving at the first match could
+	# fail the pipe with dpkg's SIGPIPE, and a present architecture was then added again, with
+	# an apt-get update (30 s, and apt's lock) on a run that had nothing to do.
+	foreign=$(dpkg --print-foreign-architectures)
 	for a in "${debarches[@]}"; do
 		[ "$a" != "$native" ] || continue
-		if ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+		if ! grep -qx "$a" <<<"$foreign"; then
 			dpkg --add-architecture "$a"
 			changed=1
 		fi
