@@ -133,7 +133,9 @@ std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
   if (it == symbols_.begin())
     return std::nullopt;
   --it;
-  if (std::next(it) == symbols_.end() && addr - it->addr >= kMaxSymbolSize)
+  // kallsyms has no sizes: an address far past a symbol is in a gap (between the kernel's text
+  // and the modules', past the last module), not in it.
+  if (addr - it->addr >= kMaxSymbolSize)
     return std::nullopt;
   const std::string_view all(names_);
   Symbol s;

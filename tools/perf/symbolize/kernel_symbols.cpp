@@ -4,6 +4,8 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
@@ -90,18 +92,20 @@ std::string KernelSymbols::ModuleName(const std::string& path) {
   return base;
 }
 
-int64_t KernelSymbols::KallsymsDelta(const Mapping* km) {
+bool KernelSymbols::IsHostImage(const Mapping& km) {
+  return km.path.rfind(kKernelDsoName, 0) == 0;
+}
+
+int64_t KernelSymbols::KallsymsDelta(const Mapping& km) {
   if (kallsyms_delta_)
     return *kallsyms_delta_;
-  if (km == nullptr || IsModule(*km))
-    return 0;  // not known yet: the kernel image's mapping has not been looked up in
   // "[kernel.kallsyms]_text": the mapping's pgoff is _text's address when it was recorded.
   // Without a symbol in its name (perf 3.x), the recording says nothing, and perf then takes
   // kallsyms as it is: so does this.
   int64_t delta = 0;
-  if (auto close = km->path.find(']'); close != std::string::npos && close + 1 < km->path.size()) {
-    if (std::optional<uint64_t> now = kallsyms_->Address(km->path.substr(close + 1)))
-      delta = static_cast<int64_t>(*now - km->pgoff);
+  if (auto close = km.path.find(']'); close != std::string::npos && close + 1 < km.path.size()) {
+    if (std::optional<uint64_t> now = kallsyms_->Address(km.path.substr(close + 1)))
+      delta = static_cast<int64_t>(*now - km.pgoff);
   }
   kallsyms_delta_ = delta;
   if (delta != 0)
@@ -109,31 +113,60 @@ int64_t KernelSymbols::KallsymsDelta(const Mapping* km) {
   return delta;
 }
 
+// The running kernel has the module where the recording had it: the same name, its .text at
+// the mapping's start (sysfs; the address a module's mapping starts at, from /proc/modules,
+// is its text's), and the recorded build ID, when one was. Then kallsyms' symbols of it are
+// at the recorded addresses, whichever boot made the recording.
+bool KernelSymbols::ModuleAsRecorded(const Mapping& km) {
+  const std::string name = ModuleName(km.path);
+  auto [it, added] = module_as_recorded_.try_emplace(name + "@" + std::to_string(km.start));
+  if (!added)
+    return it->second;
+  std::ifstream text("/sys/module/" + name + "/sections/.text");
+  std::string hex;
+  bool same = static_cast<bool>(text >> hex) && strtoull(hex.c_str(), nullptr, 16) == km.start;
+  if (same && km.build_id) {
+    auto id = KernelModuleBuildId(name);
+    same = id.ok() && id->has_value() && **id == *km.build_id;
+  }
+  it->second = same;
+  return same;
+}
+
 KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, SymbolDetail detail) {
   if (!decided_)
     Decide(km);
   Named n;
   if (kallsyms_) {
-    const int64_t delta = KallsymsDelta(km);
-    const bool image = km != nullptr && !IsModule(*km);
-    // The kernel image moves with KASLR: its addresses are moved by delta. Modules load
-    // elsewhere from boot to boot whatever KASLR does, so they, and addresses outside every
-    // recorded mapping, are named from kallsyms only in the recorded boot (delta 0), and a
-    // module only by the module the recording has there; otherwise from the module's file,
-    // by build ID, below.
+    // The address space gives the kernel image's mapping for any address above it, modules
+    // that no record mapped among them: past its end, that is no mapping.
+    if (km != nullptr && IsHostImage(*km) && ip >= km->end)
+      km = nullptr;
+    // The kernel image moves with KASLR: its addresses are moved by the difference. A module
+    // is named from kallsyms only where the running kernel has it as recorded; an address in
+    // no mapping only once the image is known not to have moved. Otherwise a module is named
+    // from its file, by build ID, below, and the rest is left unnamed. A guest's kernel is
+    // not the host's: never from kallsyms.
     std::optional<Kallsyms::Symbol> sym;
-    if (image)
-      sym = kallsyms_->Lookup(ip + static_cast<uint64_t>(delta));
-    else if (delta == 0)
+    bool trusted = false;
+    if (km == nullptr) {
+      if (kallsyms_delta_ == 0) {
+        sym = kallsyms_->Lookup(ip);
+        trusted = sym.has_value();
+      }
+    } else if (IsHostImage(*km)) {
+      sym = kallsyms_->Lookup(ip + static_cast<uint64_t>(KallsymsDelta(*km)));
+      trusted = sym && sym->module.empty();
+    } else if (IsModule(*km)) {
       sym = kallsyms_->Lookup(ip);
-    const bool trusted =
-        sym && (image ? sym->module.empty() : km == nullptr || ModuleName(km->path) == sym->module);
+      trusted = sym && sym->module == ModuleName(km->path) && ModuleAsRecorded(*km);
+    }
     if (trusted) {
       n.module = std::string(sym->module);
       n.frames.push_back(SourceFrame{std::string(sym->name), "", "", 0, 0});
       return n;
     }
-    if (km == nullptr || image)
+    if (km == nullptr || !IsModule(*km))
       return n;
   }
   if (km == nullptr || !km->build_id)

@@ -32,9 +32,9 @@ class Kallsyms {
   bool usable() const { return !symbols_.empty(); }
   size_t size() const { return symbols_.size(); }
 
-  // The text symbol at or below addr. None below the first symbol or past the last one by
-  // more than kMaxSymbolSize (kallsyms has no sizes; this keeps a user-space or bogus address
-  // from being named after the last kernel symbol).
+  // The text symbol at or below addr. None below the first symbol or past any symbol by
+  // kMaxSymbolSize or more (kallsyms has no sizes; this keeps an address in a gap, in user
+  // space or bogus from being named after the symbol before it).
   std::optional<Symbol> Lookup(uint64_t addr) const;
 
   static constexpr uint64_t kMaxSymbolSize = 1 << 20;

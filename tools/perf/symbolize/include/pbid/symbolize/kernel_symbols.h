@@ -5,9 +5,8 @@
 //      release) is the recorded kernel's. The recording may come from an earlier boot of that
 //      kernel, which KASLR put elsewhere: kallsyms' addresses are moved by the distance between
 //      the symbol the kernel mapping is named after in kallsyms and in the recording, as perf
-//      moves them. A module named by kallsyms must be the module the recording maps at that
-//      address; and when the boots differ, modules are named from their files instead, since
-//      their load addresses differ from boot to boot too;
+//      moves them. Modules load elsewhere from boot to boot: one is named from kallsyms only
+//      when the running kernel has it where, and with the build ID, the recording had it;
 //   2. otherwise the vmlinux with the recorded kernel's build ID, found by the symbolizer's
 //      lookup chain, once the KASLR offset is known: the distance between the kernel mapping's
 //      start and the symbol the mapping is named after ("_text" for "[kernel.kallsyms]_text");
@@ -54,16 +53,19 @@ class KernelSymbols {
   static std::string ModuleName(const std::string& path);
   void Decide(const Mapping* kernel_map);
   std::optional<int64_t> KaslrShift(const Mapping& km);
-  // kallsyms' address of what the recording has at address 0: the running boot's KASLR offset
-  // less the recorded boot's. Taken from the first kernel image mapping looked up in.
-  int64_t KallsymsDelta(const Mapping* km);
+  static bool IsHostImage(const Mapping& km);
+  // What to add to a recorded address of the kernel image to find it in kallsyms: the running
+  // boot's KASLR offset less the recorded boot's, from the image's mapping km.
+  int64_t KallsymsDelta(const Mapping& km);
+  bool ModuleAsRecorded(const Mapping& km);
 
   const PerfDataReader& reader_;
   Symbolizer& symbolizer_;
   std::string kallsyms_path_;
   bool decided_ = false;
   std::optional<Kallsyms> kallsyms_;
-  std::optional<int64_t> kallsyms_delta_;
+  std::optional<int64_t> kallsyms_delta_;  // known once the image's mapping was looked up in
+  std::map<std::string, bool> module_as_recorded_;   // by "name@start"
   std::map<BuildId, std::optional<int64_t>> shift_;  // KASLR offset per kernel build ID
   bool vmlinux_noted_ = false;
   std::string note_ = "no kernel samples";
