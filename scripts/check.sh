@@ -39,6 +39,7 @@ step "perf-buildid unit tests under ASan and UBSan" make --no-print-directory as
 # summary, when the lane ends (before the bench smoke, which needs the machine to itself).
 lane_log=$(mktemp) lane_results=$(mktemp)
 host_lane() {
+	renice -n 10 "$BASHPID" >/dev/null
 	results=() npass=0 nfail=0
 	step "make deb: built, lintian, installed with dpkg --root" \
 		bash -c 'DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb >/dev/null && scripts/tests/deb-test.sh build/deb'
@@ -48,6 +49,8 @@ host_lane() {
 		make --no-print-directory fuzz-smoke
 	printf '%s\n' "${results[@]}" >"$lane_results"
 }
+# Niced, so that the guests' timeouts and the VM steps' own work come first when the two lanes
+# want more than the machine has (a cold check builds kernels in the first lane).
 host_lane >"$lane_log" 2>&1 </dev/null &
 lane_pid=$!
 lane_wait() {

@@ -7,6 +7,10 @@ set -euo pipefail
 
 stamp_dir=${XDG_CACHE_HOME:-$HOME/.cache}/buildid-mmap
 mkdir -p "$stamp_dir"
+# One at a time: make check runs make targets in two lanes, and each depends on this script;
+# two apt-get runs at once fail on apt's lock.
+exec 9>"$stamp_dir/install-deps.lock"
+flock 9
 
 PKGS=(
 	# kernel builds and the lab

@@ -436,7 +436,7 @@ selftests_build() {
 	if [ -f "$cache/.done" ]; then
 		echo "selftests of $K_NAME from $cache" >"$out/build.log"
 		cp -a "$cache/payload/." "$out/payload/perf_events/"
-		touch "$cache"
+		touch -c "$cache"
 		return 0
 	fi
 	make -s --no-print-directory -j"$(nproc)" -C "$st" "${SELFTESTS_MAKEVARS[@]}" all \
@@ -445,13 +445,15 @@ selftests_build() {
 	make -s --no-print-directory -C "$st" "${SELFTESTS_MAKEVARS[@]}" install \
 		INSTALL_PATH="$out/payload/perf_events" >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "selftest install failed"; }
-	# Kept for the next clone; builds unused for 30 days go (a few MB each).
+	# Kept for the next clone; builds unused for 30 days go (a few MB each). An entry never
+	# changes once there: a clone that built the same one at the same time leaves it (another
+	# may be copying it) and drops its own; one left half-made by a crash has no .done.
 	rm -rf "$cache.tmp.$$"
 	mkdir -p "$cache.tmp.$$"
 	cp -a "$out/payload/perf_events" "$cache.tmp.$$/payload"
 	touch "$cache.tmp.$$/.done"
-	rm -rf "$cache"
-	mv "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
+	[ -f "$cache/.done" ] || rm -rf "$cache"
+	mv -T "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
 	find "$CACHE/selftests" -mindepth 1 -maxdepth 1 -type d -mtime +30 -exec rm -rf {} + \
 		2>/dev/null || true
 }
