@@ -7,23 +7,42 @@ cd "$(dirname "$0")/.." || exit 1
 
 summary=$(mktemp)
 export LAB_SUMMARY=$summary
+# Each step's output is kept while it runs; a failed step leaves an excerpt of it here, printed
+# under the summary, so that the end of a long log (all that a CI page may show) says which
+# test failed and how.
+steplogs=$(mktemp -d)
 results=()
 npass=0 nfail=0
 
+# The lines of a failed step's log that name a failure, the last FAIL_EXCERPT_LINES of them
+# (its last lines when none does).
+FAIL_EXCERPT_LINES=20
+fail_excerpt() {
+	local log=$1 lines
+	lines=$(grep -E -a 'FAIL|Failed|\(Failed\)|not ok|[Ee]rror[: ]|ERROR|Sanitizer|runtime error|BUG:|Oops|WARNING:|Timeout|timed out' \
+		"$log" | tail -n "$FAIL_EXCERPT_LINES")
+	[ -n "$lines" ] || lines=$(tail -n "$FAIL_EXCERPT_LINES" "$log")
+	printf '%s\n' "$lines"
+}
+
 step() {
 	local name=$1; shift
-	local t0 rc
+	local t0 rc log
 	t0=$(date +%s)
 	progress check "== $name"
-	"$@"
-	rc=$?
+	log=$(mktemp -p "$steplogs" step.XXXXXX)
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	local dt=$(( $(date +%s) - t0 ))
-	if [ $rc = 0 ]; then
+	if [ "$rc" = 0 ]; then
 		results+=("PASS  $name (${dt}s)")
 		npass=$((npass + 1))
+		rm -f "$log"
 	else
 		results+=("FAIL  $name (exit $rc, ${dt}s)")
 		nfail=$((nfail + 1))
+		{ echo "---- $name (exit $rc): ----"; fail_excerpt "$log"; } >"$log.failed"
+		rm -f "$log"
 	fi
 }
 
@@ -135,5 +154,13 @@ echo "==== make check summary ($(( $(date +%s) - LAB_T0 ))s) ===="
 printf '%s\n' "${results[@]}"
 cat "$summary"
 rm -f "$summary"
+if [ "$nfail" != 0 ]; then
+	echo
+	echo "==== what the failed steps printed last ===="
+	# In the order they failed (the files' times), the lane's among the others.
+	find "$steplogs" -name '*.failed' -printf '%T@ %p\n' | sort -n | cut -d' ' -f2- |
+		while IFS= read -r f; do cat "$f"; done
+fi
+rm -rf "$steplogs"
 echo "check: $npass passed, $nfail failed"
 [ "$nfail" = 0 ]
