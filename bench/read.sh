@@ -193,6 +193,15 @@ pair() {
 	done
 }
 
+# perf report looks in its build-ID cache (buildid.dir, ~/.debug by default) for every DSO and
+# reads the copy of kallsyms kept there for the recorded kernel. report is pointed at the same
+# directory (--debug-dir), so that the two read the same files. The directory is given here, in
+# the table's heading, as are the kernel symbols each side read.
+perf_cache=$(perf config buildid.dir 2>/dev/null | sed -n 's/^buildid\.dir=//p')
+perf_cache=${perf_cache:-$HOME/.debug}
+report="$pbid report"
+[ -d "$perf_cache" ] && report="$report --debug-dir $perf_cache"
+
 files=()
 for s in $sizes; do files+=("$(record_perf "$s")"); done
 files+=("$(record_pbid)")
@@ -224,11 +233,11 @@ for f in "${files[@]}"; do
 		# Like for like: the same view on both sides. The flat table of the sample's function;
 		# the children view with its call graph (perf's default on -g files; --no-inline:
 		# neither names inlined frames); folded stacks (perf script through a fold step).
-		pair report-flat "$f" "$pbid report --stdio --no-children -g none --sort dso,sym -i $f" \
+		pair report-flat "$f" "$report --stdio --no-children -g none --sort dso,sym -i $f" \
 			"perf report --stdio --no-children -g none --sort dso,sym -i $f"
-		pair report-children "$f" "$pbid report --stdio --children --sort comm,dso,sym -i $f" \
+		pair report-children "$f" "$report --stdio --children --sort comm,dso,sym -i $f" \
 			"perf report --stdio --children --no-inline -i $f"
-		pair report-folded "$f" "$pbid report --format folded -i $f" \
+		pair report-folded "$f" "$report --format folded -i $f" \
 			"$(dirname "$0")/perf-folded.sh $f"
 	fi
 done
@@ -238,7 +247,7 @@ done
 shape "$dwarf_file" >>"$work/shapes"
 mb=$(awk -v b="$(stat -c %s "$dwarf_file")" 'BEGIN { printf "%.1f", b / 1e6 }')
 echo "bench: reading $(basename "$dwarf_file") ($mb MB)" >&2
-pair report-dwarf "$dwarf_file" "$pbid report --stdio --children --sort comm,dso,sym -i $dwarf_file" \
+pair report-dwarf "$dwarf_file" "$report --stdio --children --sort comm,dso,sym -i $dwarf_file" \
 	"perf report --stdio --children --no-inline -i $dwarf_file"
 
 # The compressed recording and its uncompressed copy: the same work on both sides, on each.
@@ -249,7 +258,7 @@ for f in "${z_files[@]}"; do
 	mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
 	echo "bench: reading $(basename "$f") ($mb MB)" >&2
 	pair buildid-list-z "$f" "$pbid buildid-list -i $f" "perf buildid-list -i $f"
-	pair report-flat-z "$f" "$pbid report --stdio --no-children -g none --sort dso,sym -i $f" \
+	pair report-flat-z "$f" "$report --stdio --no-children -g none --sort dso,sym -i $f" \
 		"perf report --stdio --no-children -g none --sort dso,sym -i $f"
 done
 
@@ -278,6 +287,17 @@ END {
 	echo "them; processes that mapped something and their mappings; perf's rounds):"
 	echo
 	cat "$work/shapes"
+	case " $commands " in
+	*" report-"*)
+		# Which kernel symbols the report rows read, as report's summary names them (perf's
+		# side reads its build-ID cache's copy when it has one, else /proc/kallsyms).
+		ks=$($report --stdio --no-children -g none -i "${files[0]}" 2>/dev/null |
+			sed -n 's/^#   kernel symbols: //p')
+		echo
+		echo "perf-buildid report ran with \`--debug-dir $perf_cache\` where that directory (perf's"
+		echo "build-ID cache) exists; its kernel symbols on $(basename "${files[0]}"): $ks."
+		;;
+	esac
 } >>"$out"
 
 if command -v gnuplot >/dev/null; then

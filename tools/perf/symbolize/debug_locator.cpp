@@ -163,14 +163,17 @@ LocatedModule DebugLocator::LocateLocal(const BuildId& id, const std::string& re
       m.exec = Verify("/proc/self/fd/" + std::to_string(vdso_fd_), id, SymbolSource::kRunningVdso);
   }
 
-  // 2 and 3. .build-id directories: xx/yyyy.debug is the debug file, xx/yyyy the executable.
+  // 2 and 3. .build-id directories: xx/yyyy.debug is the debug file, xx/yyyy the executable;
+  // in perf's build-ID cache (~/.debug), xx/yyyy is a directory holding both, as debug and elf.
   for (const auto& [dir, source] : build_id_dirs_) {
     if (m.debug && m.exec)
       break;
+    const std::string base = BuildIdDirPath(dir, id, "");
+    const bool perf_cache = IsDirectory(base);
     if (!m.debug)
-      m.debug = Verify(BuildIdDirPath(dir, id, ".debug"), id, source);
+      m.debug = Verify(perf_cache ? base + "/debug" : base + ".debug", id, source);
     if (!m.exec) {
-      m.exec = Verify(BuildIdDirPath(dir, id, ""), id, source);
+      m.exec = Verify(perf_cache ? base + "/elf" : base, id, source);
       if (m.exec && m.exec->has_dwarf && !m.debug)
         m.debug = m.exec;
     }
@@ -225,6 +228,16 @@ LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::strin
   if (m.exec && m.exec->has_dwarf)
     m.debug = m.exec;
   return m;
+}
+
+std::optional<std::string> DebugLocator::KallsymsCopy(const BuildId& id) const {
+  for (const auto& [dir, source] : build_id_dirs_) {
+    std::string p = BuildIdDirPath(dir, id, "/kallsyms");
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      return p;
+  }
+  return std::nullopt;
 }
 
 void DebugLocator::Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules) {

@@ -51,6 +51,11 @@ class DebugLocator {
   // answers waiting. Nothing without debuginfod.
   void Prefetch(const std::vector<std::pair<BuildId, std::string>>& modules);
 
+  // The copy of /proc/kallsyms kept for the kernel with build ID id in a .build-id directory,
+  // as perf's build-ID cache keeps it (xx/yyyy/kallsyms; perf record writes it to ~/.debug):
+  // the first of the directories that has one, or none.
+  std::optional<std::string> KallsymsCopy(const BuildId& id) const;
+
   const DebuginfodClient* debuginfod() const { return debuginfod_.get(); }
   ~DebugLocator();
 

@@ -30,13 +30,31 @@ void KernelSymbols::Decide(const Mapping* km) {
         recorded = e.build_id;
     }
   }
-  auto ks = Kallsyms::Load(kallsyms_path_);
+  // Unless a file was given: the copy kept for the recorded kernel in a .build-id directory,
+  // trusted by its build ID as perf trusts its cache. A copy that cannot be used is said, and
+  // the running kernel's is tried.
+  std::string unusable_copy;
+  if (kallsyms_path_.empty() && recorded) {
+    if (std::optional<std::string> copy = symbolizer_.KallsymsCopy(*recorded)) {
+      auto ks = Kallsyms::Load(*copy);
+      if (ks.ok() && ks->usable()) {
+        kallsyms_ = std::move(*ks);
+        from_copy_ = true;
+        note_ = "kallsyms kept for the recorded kernel build ID (" + *copy + ")";
+        return;
+      }
+      unusable_copy = "; " + *copy + (ks.ok() ? " has no addresses"
+                                              : " unreadable (" + ks.error().ToString() + ")");
+    }
+  }
+  const std::string path = kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_;
+  auto ks = Kallsyms::Load(path);
   if (!ks.ok()) {
-    note_ = "kallsyms unreadable (" + ks.error().ToString() + ")";
+    note_ = "kallsyms unreadable (" + ks.error().ToString() + ")" + unusable_copy;
     return;
   }
   if (!ks->usable()) {
-    note_ = "kallsyms addresses hidden (kptr_restrict; run as root)";
+    note_ = "kallsyms addresses hidden (kptr_restrict; run as root)" + unusable_copy;
     return;
   }
   bool same = false;
@@ -53,6 +71,7 @@ void KernelSymbols::Decide(const Mapping* km) {
   } else {
     note_ = "no kernel build ID or release recorded: kallsyms not used";
   }
+  note_ += unusable_copy;
   if (same)
     kallsyms_ = std::move(*ks);
 }
@@ -143,10 +162,11 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
     if (km != nullptr && IsHostImage(*km) && ip >= km->end)
       km = nullptr;
     // The kernel image moves with KASLR: its addresses are moved by the difference. A module
-    // is named from kallsyms only where the running kernel has it as recorded; an address in
-    // no mapping only once the image is known not to have moved. Otherwise a module is named
-    // from its file, by build ID, below, and the rest is left unnamed. A guest's kernel is
-    // not the host's: never from kallsyms.
+    // is named from kallsyms only where the running kernel has it as recorded, never from a
+    // kept copy (which does not say which boot it was taken in); an address in no mapping
+    // only once the image is known not to have moved. Otherwise a module is named from its
+    // file, by build ID, below, and the rest is left unnamed. A guest's kernel is not the
+    // host's: never from kallsyms.
     std::optional<Kallsyms::Symbol> sym;
     bool trusted = false;
     if (km == nullptr) {
@@ -159,7 +179,8 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
       trusted = sym && sym->module.empty();
     } else if (IsModule(*km)) {
       sym = kallsyms_->Lookup(ip);
-      trusted = sym && sym->module == ModuleName(km->path) && ModuleAsRecorded(*km);
+      trusted = sym && sym->module == ModuleName(km->path) && !from_copy_ &&
+                ModuleAsRecorded(*km);
     }
     if (trusted) {
       n.module = std::string(sym->module);

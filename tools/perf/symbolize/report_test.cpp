@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -478,6 +479,45 @@ TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) 
       << r.output;
   EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("recorded in another boot")) << r.output;
+}
+
+// perf's build-ID cache keeps a copy of kallsyms for each kernel it recorded, under the
+// kernel's build ID (.build-id/xx/yyyy -> a directory holding kallsyms): found through
+// --debug-dir, it is used before the running kernel's, moved as above, and names no module (a
+// copy does not say which boot it was taken in). An unreadable copy is said, not taken for an
+// empty one.
+TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
+  const std::string cache = tmp_.path() + "/cache";
+  const std::string dir = cache + "/[kernel.kallsyms]/" + hex_;
+  ASSERT_EQ(0, RunCommand("mkdir -p " + Quote(dir) + " " + Quote(cache + "/.build-id/" +
+                                                                 hex_.substr(0, 2)))
+                   .exit_code);
+  ASSERT_EQ(0, symlink(("../../[kernel.kallsyms]/" + hex_).c_str(),
+                       (cache + "/.build-id/" + hex_.substr(0, 2) + "/" + hex_.substr(2)).c_str()));
+  ASSERT_EQ(0, rename(kallsyms_.c_str(), (dir + "/kallsyms").c_str()));
+  const std::string cmd = kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
+                          Quote(tmp_.path() + "/none") + " --debug-dir " + Quote(cache) +
+                          " --sort dso,sym";
+  CommandResult r = RunCommand(cmd, 60);
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(60\.00%.*\[k\] kfunc_alpha)")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] kfunc_beta)")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] \[kernel\])")))
+      << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("kallsyms kept for the recorded kernel build ID"))
+      << r.output;
+
+  std::ofstream(dir + "/kallsyms") << "not kallsyms\n";
+  r = RunCommand(cmd, 60);
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("kfunc_alpha")) << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, m, std::regex(hex_.substr(2) + R"(/kallsyms unreadable \(.*malformed kallsyms line)")))
+      << r.output;
 }
 
 // A perf.data file with one cpu-clock event and no samples. One record: a data section of

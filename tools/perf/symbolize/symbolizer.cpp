@@ -705,6 +705,10 @@ std::optional<std::string> Symbolizer::ExecutablePath(const BuildId& id,
   return mod.exec_path;
 }
 
+std::optional<std::string> Symbolizer::KallsymsCopy(const BuildId& id) const {
+  return impl_->locator->KallsymsCopy(id);
+}
+
 bool Symbolizer::UsesDebuginfod() const {
   const DebuginfodClient* d = impl_->locator->debuginfod();
   return d != nullptr && d->Enabled();

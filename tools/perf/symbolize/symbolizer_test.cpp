@@ -165,6 +165,19 @@ TEST_F(SymbolizerTest, DebugDirNamesFunctions) {
   EXPECT_EQ(1, s->Coverage().modules_by_source[SymbolSource::kDebugDir]);
 }
 
+// perf's build-ID cache (~/.debug): .build-id/xx/yyyy is a directory holding the debug file
+// as "debug" (and the executable as "elf").
+TEST_F(SymbolizerTest, PerfBuildIdCacheLayoutIsRead) {
+  std::string dir = tmp_.path() + "/perf-cache";
+  ASSERT_TRUE(MakeDirs(dir + "/.build-id/" + hex_.substr(0, 2) + "/" + hex_.substr(2)));
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), "/debug").empty());
+  SymbolizerOptions o = Options();
+  o.debug_dirs.push_back(dir);
+  auto s = Make(o);
+  ASSERT_NE(nullptr, s);
+  ExpectNamesAll(*s, SymbolSource::kDebugDir);
+}
+
 TEST_F(SymbolizerTest, BuildIdDirComesBeforeDebugDir) {
   std::string dir = tmp_.path() + "/extra";
   ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, FixturePath("workload.debug"), ".debug").empty());

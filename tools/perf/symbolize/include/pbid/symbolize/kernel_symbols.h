@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // Names for kernel addresses of a recording, trusted only for the kernel that was recorded:
-//   1. kallsyms of the running kernel, when its build ID (or, without one in the file, its
-//      release) is the recorded kernel's. The recording may come from an earlier boot of that
+//   1. kallsyms: the copy kept for the recorded kernel build ID in a .build-id directory
+//      searched (perf's build-ID cache keeps one, xx/yyyy/kallsyms), else the running
+//      kernel's, when its build ID (or, without one in the file, its release) is the recorded
+//      kernel's. A copy names no module (it does not say which boot it was taken in).
+//      The recording may come from an earlier boot of that
 //      kernel, which KASLR put elsewhere: kallsyms' addresses are moved by the distance between
 //      the symbol the kernel mapping is named after in kallsyms and in the recording, as perf
 //      moves them. Modules load elsewhere from boot to boot: one is named from kallsyms only
@@ -32,7 +35,8 @@ struct Mapping;
 
 class KernelSymbols {
  public:
-  // symbolizer must outlive this object.
+  // symbolizer must outlive this object. kallsyms_path empty: the kept copy for the recorded
+  // kernel, else /proc/kallsyms.
   KernelSymbols(const PerfDataReader& reader, Symbolizer& symbolizer, std::string kallsyms_path);
 
   struct Named {
@@ -64,6 +68,7 @@ class KernelSymbols {
   std::string kallsyms_path_;
   bool decided_ = false;
   std::optional<Kallsyms> kallsyms_;
+  bool from_copy_ = false;  // kallsyms_ is a kept copy, not the running kernel's
   std::optional<int64_t> kallsyms_delta_;  // known once the image's mapping was looked up in
   std::map<std::string, bool> module_as_recorded_;   // by "name@start"
   std::map<BuildId, std::optional<int64_t>> shift_;  // KASLR offset per kernel build ID

@@ -24,7 +24,9 @@ class PerfDataReader;
 
 struct ReportOptions {
   SymbolizerOptions symbolizer;
-  std::string kallsyms_path = "/proc/kallsyms";
+  // Empty: the copy kept for the recorded kernel in a .build-id directory searched, else
+  // /proc/kallsyms (KernelSymbols).
+  std::string kallsyms_path;
   bool want_pprof = false;
   // Read every callchain frame. Off, only the sample's own address is named, as perf does
   // with -g none: the flat table needs no more.

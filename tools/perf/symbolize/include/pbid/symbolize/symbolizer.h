@@ -163,6 +163,10 @@ class Symbolizer {
   // alike: std::nullopt when there is none anywhere.
   std::optional<std::string> ExecutablePath(const BuildId& id, const std::string& recorded_path);
 
+  // The copy of /proc/kallsyms kept for the kernel with this build ID in a .build-id directory
+  // searched (perf's build-ID cache layout, xx/yyyy/kallsyms), or none.
+  std::optional<std::string> KallsymsCopy(const BuildId& id) const;
+
   // True when lookups may ask debuginfod servers: worth a Prefetch.
   bool UsesDebuginfod() const;
   // Asks debuginfod at once, concurrently and within the budget, for what the local places
