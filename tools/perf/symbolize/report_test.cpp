@@ -27,8 +27,10 @@ using namespace pbid::testing;  // NOLINT: test helpers
 
 // The command under test, as users run it.
 const std::string kReport = Quote(PerfBuildIdBinary()) + " report";
-// The workload's argument: about 0.2 s of work, some 200 samples at -F 999.
-const std::string kIterations = "100000000";
+// The workload's argument: about 0.3 s of work here, some 300 samples at -F 999. At a third of
+// that, with a kernel build beside it, the smallest function once got none of 98 samples: its
+// slices (0.17 ms) were shorter than the sampling period.
+const std::string kIterations = "300000000";
 
 // `perf record ARGS` (perf 6.1), run again when perf aborts: under load it now and then fails
 // an assertion in its build-ID code (util/build-id.c), smashes its stack and dies of SIGABRT,
