@@ -43,8 +43,9 @@ void KernelSymbols::Decide(const Mapping* km) {
         note_ = "kallsyms kept for the recorded kernel build ID (" + *copy + ")";
         return;
       }
-      unusable_copy = "; " + *copy + (ks.ok() ? " has no addresses"
-                                              : " unreadable (" + ks.error().ToString() + ")");
+      unusable_copy =
+          "; " + *copy +
+          (ks.ok() ? " has no addresses" : " unreadable (" + ks.error().ToString() + ")");
     }
   }
   const std::string path = kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_;
@@ -179,8 +180,7 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
       trusted = sym && sym->module.empty();
     } else if (IsModule(*km)) {
       sym = kallsyms_->Lookup(ip);
-      trusted = sym && sym->module == ModuleName(km->path) && !from_copy_ &&
-                ModuleAsRecorded(*km);
+      trusted = sym && sym->module == ModuleName(km->path) && !from_copy_ && ModuleAsRecorded(*km);
     }
     if (trusted) {
       n.module = std::string(sym->module);

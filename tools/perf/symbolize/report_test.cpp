@@ -25,6 +25,19 @@ namespace {
 
 using namespace pbid::testing;  // NOLINT: test helpers
 
+// A kernel sample at ip, in pid 100, of the one event (id 7) the kernel tests' files have.
+Result<RecordBytes> KernelSample(uint64_t ip, uint64_t time, const EventAttr& attr) {
+  SampleRecord s;
+  s.cpumode = PERF_RECORD_MISC_KERNEL;
+  s.ip = ip;
+  s.period = 1000000;
+  s.sample_id.pid = 100;
+  s.sample_id.tid = 100;
+  s.sample_id.time = time;
+  s.sample_id.id = 7;
+  return BuildSample(s, {}, attr);
+}
+
 // The command under test, as users run it.
 const std::string kReport = Quote(PerfBuildIdBinary()) + " report";
 // The workload's argument: about 0.3 s of work here, some 300 samples at -F 999. At a third of
@@ -327,17 +340,8 @@ class KernelByBuildIdTest : public ::testing::Test {
     uint64_t t = 2;
     for (const auto& [fn, n] :
          {std::pair<const char*, int>{"kfunc_alpha", 30}, {"kfunc_beta", 10}}) {
-      for (int i = 0; i < n; i++) {
-        SampleRecord s;
-        s.cpumode = PERF_RECORD_MISC_KERNEL;
-        s.ip = syms_[fn] + kKaslr + 4;
-        s.period = 1000000;
-        s.sample_id.pid = 100;
-        s.sample_id.tid = 100;
-        s.sample_id.time = t++;
-        s.sample_id.id = 7;
-        ASSERT_TRUE((*w)->WriteRecord(BuildSample(s, {}, attr)).ok());
-      }
+      for (int i = 0; i < n; i++)
+        ASSERT_TRUE((*w)->WriteRecord(KernelSample(syms_[fn] + kKaslr + 4, t++, attr)).ok());
     }
     Features f;
     f.osrelease = "0.0.0-not-this-kernel";
@@ -441,17 +445,8 @@ class KallsymsOtherBootTest : public ::testing::Test {
                                 {kRecordedText + 0x104, 30},
                                 {kRecordedText + 0x204, 10},
                                 {kRecordedText + 0x1000100, 5}}) {
-      for (int i = 0; i < n; i++) {
-        SampleRecord s;
-        s.cpumode = PERF_RECORD_MISC_KERNEL;
-        s.ip = ip;
-        s.period = 1000000;
-        s.sample_id.pid = 100;
-        s.sample_id.tid = 100;
-        s.sample_id.time = t++;
-        s.sample_id.id = 7;
-        ASSERT_TRUE((*w)->WriteRecord(BuildSample(s, {}, attr)).ok());
-      }
+      for (int i = 0; i < n; i++)
+        ASSERT_TRUE((*w)->WriteRecord(KernelSample(ip, t++, attr)).ok());
     }
     Features f;
     BuildIdEntry kernel;
@@ -460,6 +455,20 @@ class KallsymsOtherBootTest : public ::testing::Test {
     kernel.filename = "[kernel.kallsyms]";
     f.build_ids = std::vector<BuildIdEntry>{kernel};
     ASSERT_TRUE((*w)->Finish(f).ok());
+  }
+
+  // The kernel samples named after the moved table, the module's and the one past the
+  // image's mapping unnamed; nothing after a table used wrongly.
+  static void ExpectNamedAfterTheMovedTable(const CommandResult& r) {
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(60\.00%.*\[k\] kfunc_alpha)")))
+        << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] kfunc_beta)")))
+        << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] \[kernel\])")))
+        << r.output;
+    EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
   }
 
   TempDir tmp_;
@@ -471,15 +480,7 @@ TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) 
                                    Quote(tmp_.path() + "/none") + " --kallsyms " +
                                    Quote(kallsyms_) + " --sort dso,sym",
                                60);
-  ASSERT_EQ(0, r.exit_code) << r.output;
-  std::smatch m;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(60\.00%.*\[k\] kfunc_alpha)")))
-      << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] kfunc_beta)")))
-      << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] \[kernel\])")))
-      << r.output;
-  EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
+  ExpectNamedAfterTheMovedTable(r);
   EXPECT_NE(std::string::npos, r.output.find("recorded in another boot")) << r.output;
 }
 
@@ -491,8 +492,8 @@ TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) 
 TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
   const std::string cache = tmp_.path() + "/cache";
   const std::string dir = cache + "/[kernel.kallsyms]/" + hex_;
-  ASSERT_EQ(0, RunCommand("mkdir -p " + Quote(dir) + " " + Quote(cache + "/.build-id/" +
-                                                                 hex_.substr(0, 2)))
+  ASSERT_EQ(0, RunCommand("mkdir -p " + Quote(dir) + " " +
+                          Quote(cache + "/.build-id/" + hex_.substr(0, 2)))
                    .exit_code);
   ASSERT_EQ(0, symlink(("../../[kernel.kallsyms]/" + hex_).c_str(),
                        (cache + "/.build-id/" + hex_.substr(0, 2) + "/" + hex_.substr(2)).c_str()));
@@ -501,15 +502,7 @@ TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
                           Quote(tmp_.path() + "/none") + " --debug-dir " + Quote(cache) +
                           " --sort dso,sym";
   CommandResult r = RunCommand(cmd, 60);
-  ASSERT_EQ(0, r.exit_code) << r.output;
-  std::smatch m;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(60\.00%.*\[k\] kfunc_alpha)")))
-      << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] kfunc_beta)")))
-      << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, m, std::regex(R"(20\.00%.*\[k\] \[kernel\])")))
-      << r.output;
-  EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
+  ExpectNamedAfterTheMovedTable(r);
   EXPECT_NE(std::string::npos, r.output.find("kallsyms kept for the recorded kernel build ID"))
       << r.output;
 
@@ -518,7 +511,7 @@ TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
   ASSERT_EQ(0, r.exit_code) << r.output;
   EXPECT_EQ(std::string::npos, r.output.find("kfunc_alpha")) << r.output;
   EXPECT_TRUE(std::regex_search(
-      r.output, m, std::regex(hex_.substr(2) + R"(/kallsyms unreadable \(.*malformed kallsyms line)")))
+      r.output, std::regex(hex_.substr(2) + R"(/kallsyms unreadable \(.*malformed kallsyms line)")))
       << r.output;
 }
 

@@ -135,7 +135,7 @@ struct Features {
   std::optional<std::vector<MappingIdEntry>> mapping_ids;  // kFeatPbidMappingIds
   // Set by the writer when it compresses; read from the file by the reader.
   std::optional<Compression> compressed;
-  std::optional<MappingFileIds> file_ids;                  // kFeatPbidFileIds
+  std::optional<MappingFileIds> file_ids;  // kFeatPbidFileIds
   // EVENT_DESC is always written, from the attrs' names and ids.
 };
 

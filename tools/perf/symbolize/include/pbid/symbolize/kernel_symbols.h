@@ -68,7 +68,7 @@ class KernelSymbols {
   std::string kallsyms_path_;
   bool decided_ = false;
   std::optional<Kallsyms> kallsyms_;
-  bool from_copy_ = false;  // kallsyms_ is a kept copy, not the running kernel's
+  bool from_copy_ = false;                 // kallsyms_ is a kept copy, not the running kernel's
   std::optional<int64_t> kallsyms_delta_;  // known once the image's mapping was looked up in
   std::map<std::string, bool> module_as_recorded_;   // by "name@start"
   std::map<BuildId, std::optional<int64_t>> shift_;  // KASLR offset per kernel build ID

@@ -147,8 +147,8 @@ class Symbolizer {
   // kernel lays out a module's core with its code first: the executable sections but .init
   // ones, in file order, each aligned: layout_sections() in kernel/module.c, 5.10 to 6.3 on
   // x86_64 with CONFIG_MODULE_UNLOAD (without it, .exit sections leave the core); other
-  // architectures and an offset past the code are kOffsetNotMapped. Names the function from the symbol
-  // table (as perf does for modules): no source lines or inline frames.
+  // architectures and an offset past the code are kOffsetNotMapped. Names the function from the
+  // symbol table (as perf does for modules): no source lines or inline frames.
   Result<Symbolization> SymbolizeKernelModule(const std::optional<BuildId>& build_id,
                                               const std::string& recorded_path,
                                               uint64_t core_offset);
