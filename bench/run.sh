@@ -53,13 +53,13 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "perf-buildid buildid-list -i FILE      perf buildid-list -i FILE"
 	echo "perf-buildid maps -i FILE              perf buildid-list -i FILE"
 	echo "perf-buildid script -i FILE            perf script -i FILE --show-mmap-events --show-task-events -F comm,tid,time,period,event,ip,dso"
-	echo "perf-buildid report --stdio --no-children -g none --sort dso,sym -i FILE"
+	echo "perf-buildid report --debug-dir ~/.debug --stdio --no-children -g none --sort dso,sym -i FILE"
 	echo "                                       perf report --stdio --no-children -g none --sort dso,sym -i FILE"
-	echo "perf-buildid report --stdio --children --sort comm,dso,sym -i FILE"
+	echo "perf-buildid report --debug-dir ~/.debug --stdio --children --sort comm,dso,sym -i FILE"
 	echo "                                       perf report --stdio --children --no-inline -i FILE"
-	echo "perf-buildid report --format folded -i FILE"
+	echo "perf-buildid report --debug-dir ~/.debug --format folded -i FILE"
 	echo "                                       perf script -F comm,ip,sym -i FILE | awk -f bench/fold-perf-script.awk"
-	echo "perf-buildid report --stdio --children --sort comm,dso,sym -i perf-dwarf-4s.data"
+	echo "perf-buildid report --debug-dir ~/.debug --stdio --children --sort comm,dso,sym -i perf-dwarf-4s.data"
 	echo "                                       perf report --stdio --children --no-inline -i perf-dwarf-4s.data"
 	echo '```'
 	echo
