@@ -193,10 +193,11 @@ pair() {
 	done
 }
 
-# perf report looks in its build-ID cache (buildid.dir, ~/.debug by default) for every DSO and
-# reads the copy of kallsyms kept there for the recorded kernel. report is pointed at the same
-# directory (--debug-dir), so that the two read the same files. The directory is given here, in
-# the table's heading, as are the kernel symbols each side read.
+# perf report looks in its build-ID cache (buildid.dir, ~/.debug by default) for every DSO, and
+# for the kernel's symbols when the recorded kernel is not the running one. report is pointed
+# at the same directory (--debug-dir), so that the two look in the same places; both read
+# /proc/kallsyms for a recording of the running kernel. The kernel symbols report read are
+# said under the tables.
 perf_cache=$(perf config buildid.dir 2>/dev/null | sed -n 's/^buildid\.dir=//p')
 perf_cache=${perf_cache:-$HOME/.debug}
 report="$pbid report"
@@ -289,13 +290,16 @@ END {
 	cat "$work/shapes"
 	case " $commands " in
 	*" report-"*)
-		# Which kernel symbols the report rows read, as report's summary names them (perf's
-		# side reads its build-ID cache's copy when it has one, else /proc/kallsyms).
+		# Which kernel symbols the report rows read, as report's summary names them.
 		ks=$($report --stdio --no-children -g none -i "${files[0]}" 2>/dev/null |
-			sed -n 's/^#   kernel symbols: //p')
+			sed -n 's/^#   kernel symbols: //p') || ks="(report failed)"
 		echo
-		echo "perf-buildid report ran with \`--debug-dir $perf_cache\` where that directory (perf's"
-		echo "build-ID cache) exists; its kernel symbols on $(basename "${files[0]}"): $ks."
+		if [ -d "$perf_cache" ]; then
+			echo "perf-buildid report ran with \`--debug-dir $perf_cache\` (perf's build-ID cache);"
+		else
+			echo "perf's build-ID cache ($perf_cache) does not exist;"
+		fi
+		echo "its kernel symbols on $(basename "${files[0]}"): $ks."
 		;;
 	esac
 } >>"$out"

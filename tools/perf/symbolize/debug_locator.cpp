@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "pbid/elf_build_id.h"
@@ -232,9 +233,10 @@ LocatedModule DebugLocator::LocateByFileIds(const FileIds& ids, const std::strin
 
 std::optional<std::string> DebugLocator::KallsymsCopy(const BuildId& id) const {
   for (const auto& [dir, source] : build_id_dirs_) {
+    // Whatever is there but for nothing: what cannot be read is said by the one who reads it.
     std::string p = BuildIdDirPath(dir, id, "/kallsyms");
     struct stat st;
-    if (stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (stat(p.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
       return p;
   }
   return std::nullopt;

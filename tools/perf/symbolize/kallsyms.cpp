@@ -2,6 +2,7 @@
 #include "pbid/symbolize/kallsyms.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,13 +15,19 @@
 namespace pbid {
 
 Result<Kallsyms> Kallsyms::Load(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Not blocking: a FIFO put where a copy was expected must not hang the report.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Error::Sys(path, errno, "open");
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
   } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return Error::Sys(path, errno, "stat");
+  if (!S_ISREG(st.st_mode))  // /proc/kallsyms is one, of size 0
+    return Error(path, "not a regular file");
   // Only the text symbols' names are kept; the modules, a few hundred, once each. The file is
   // read in large pieces (its st_blksize is 1 KiB), parsed where it was read. Room is reserved
   // for a distribution kernel's symbols: only the part used is ever touched, and nothing is

@@ -2,6 +2,7 @@
 #include "pbid/symbolize/kallsyms.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -73,6 +74,17 @@ TEST(KallsymsTest, MissingFileIsAnError) {
   auto k = Kallsyms::Load("/nonexistent/kallsyms");
   ASSERT_FALSE(k.ok());
   EXPECT_NE(0, k.error().sys_errno);
+}
+
+// A FIFO where a copy of kallsyms was looked for: refused at once, not waited on for a writer.
+TEST(KallsymsTest, AFifoIsRefusedNotWaitedOn) {
+  TempDir tmp;
+  std::string fifo = tmp.path() + "/kallsyms";
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  auto k = Kallsyms::Load(fifo);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(std::string::npos, k.error().ToString().find("not a regular file"))
+      << k.error().ToString();
 }
 
 TEST(KallsymsTest, ProcKallsymsNamesAKnownFunction) {

@@ -30,11 +30,17 @@ void KernelSymbols::Decide(const Mapping* km) {
         recorded = e.build_id;
     }
   }
-  // Unless a file was given: the copy kept for the recorded kernel in a .build-id directory,
-  // trusted by its build ID as perf trusts its cache. A copy that cannot be used is said, and
-  // the running kernel's is tried.
+  // Unless a file was given, perf's order (dso__find_kallsyms()): the running kernel's when it
+  // is the recorded one; else the copy kept for the recorded kernel in a .build-id directory,
+  // trusted by the build ID it is kept under, as perf trusts its cache. A copy that cannot be
+  // used is said, and the running kernel's is tried (for its release).
+  bool running_is_recorded = false;
+  if (recorded) {
+    auto running = KernelBuildId();
+    running_is_recorded = running.ok() && running->has_value() && **running == *recorded;
+  }
   std::string unusable_copy;
-  if (kallsyms_path_.empty() && recorded) {
+  if (kallsyms_path_.empty() && recorded && !running_is_recorded) {
     if (std::optional<std::string> copy = symbolizer_.KallsymsCopy(*recorded)) {
       auto ks = Kallsyms::Load(*copy);
       if (ks.ok() && ks->usable()) {
@@ -48,8 +54,7 @@ void KernelSymbols::Decide(const Mapping* km) {
           (ks.ok() ? " has no addresses" : " unreadable (" + ks.error().ToString() + ")");
     }
   }
-  const std::string path = kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_;
-  auto ks = Kallsyms::Load(path);
+  auto ks = Kallsyms::Load(kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
   if (!ks.ok()) {
     note_ = "kallsyms unreadable (" + ks.error().ToString() + ")" + unusable_copy;
     return;
@@ -60,8 +65,7 @@ void KernelSymbols::Decide(const Mapping* km) {
   }
   bool same = false;
   if (recorded) {
-    auto running = KernelBuildId();
-    same = running.ok() && running->has_value() && **running == *recorded;
+    same = running_is_recorded;
     note_ = same ? "kallsyms of the running kernel (build ID matches)"
                  : "recorded kernel build ID differs from the running kernel";
   } else if (reader_.features().osrelease) {
@@ -173,7 +177,7 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
     if (km == nullptr) {
       if (kallsyms_delta_ == 0) {
         sym = kallsyms_->Lookup(ip);
-        trusted = sym.has_value();
+        trusted = sym && (!from_copy_ || sym->module.empty());
       }
     } else if (IsHostImage(*km)) {
       sym = kallsyms_->Lookup(ip + static_cast<uint64_t>(KallsymsDelta(*km)));

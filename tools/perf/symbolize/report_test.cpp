@@ -451,7 +451,7 @@ class KallsymsOtherBootTest : public ::testing::Test {
     Features f;
     BuildIdEntry kernel;
     kernel.misc = PERF_RECORD_MISC_KERNEL;
-    kernel.build_id = *BuildId::FromHex(hex_);
+    kernel.build_id = *BuildId::FromHex(recorded_hex());
     kernel.filename = "[kernel.kallsyms]";
     f.build_ids = std::vector<BuildIdEntry>{kernel};
     ASSERT_TRUE((*w)->Finish(f).ok());
@@ -471,8 +471,18 @@ class KallsymsOtherBootTest : public ::testing::Test {
     EXPECT_EQ(std::string::npos, r.output.find("wrong")) << r.output;
   }
 
+  // The recorded kernel's build ID: the running kernel's, or another kernel's.
+  std::string recorded_hex() const { return other_kernel_ ? std::string(40, 'a') : hex_; }
+
   TempDir tmp_;
   std::string hex_, kallsyms_, data_;
+  bool other_kernel_ = false;
+};
+
+// The same recording, of another kernel than the running one.
+class KallsymsKeptCopyTest : public KallsymsOtherBootTest {
+ protected:
+  KallsymsKeptCopyTest() { other_kernel_ = true; }
 };
 
 TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) {
@@ -485,18 +495,19 @@ TEST_F(KallsymsOtherBootTest, KernelNamesMovedByTheKaslrOffsetsModulesNotNamed) 
 }
 
 // perf's build-ID cache keeps a copy of kallsyms for each kernel it recorded, under the
-// kernel's build ID (.build-id/xx/yyyy -> a directory holding kallsyms): found through
-// --debug-dir, it is used before the running kernel's, moved as above, and names no module (a
-// copy does not say which boot it was taken in). An unreadable copy is said, not taken for an
-// empty one.
-TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
+// kernel's build ID (.build-id/xx/yyyy -> a directory holding kallsyms). For a recording of
+// another kernel than the running one, report finds it through --debug-dir, as perf finds
+// it: moved as above, and naming no module, whatever the KASLR offsets (a copy does not say
+// which boot it was taken in). An unreadable copy is said, not taken for an empty one.
+TEST_F(KallsymsKeptCopyTest, UsedForAnotherKernelNamingNoModule) {
+  const std::string id = recorded_hex();
   const std::string cache = tmp_.path() + "/cache";
-  const std::string dir = cache + "/[kernel.kallsyms]/" + hex_;
-  ASSERT_EQ(0, RunCommand("mkdir -p " + Quote(dir) + " " +
-                          Quote(cache + "/.build-id/" + hex_.substr(0, 2)))
-                   .exit_code);
-  ASSERT_EQ(0, symlink(("../../[kernel.kallsyms]/" + hex_).c_str(),
-                       (cache + "/.build-id/" + hex_.substr(0, 2) + "/" + hex_.substr(2)).c_str()));
+  const std::string dir = cache + "/[kernel.kallsyms]/" + id;
+  ASSERT_EQ(
+      0, RunCommand("mkdir -p " + Quote(dir) + " " + Quote(cache + "/.build-id/" + id.substr(0, 2)))
+             .exit_code);
+  ASSERT_EQ(0, symlink(("../../[kernel.kallsyms]/" + id).c_str(),
+                       (cache + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2)).c_str()));
   ASSERT_EQ(0, rename(kallsyms_.c_str(), (dir + "/kallsyms").c_str()));
   const std::string cmd = kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
                           Quote(tmp_.path() + "/none") + " --debug-dir " + Quote(cache) +
@@ -506,13 +517,40 @@ TEST_F(KallsymsOtherBootTest, KeptCopyUsedBeforeTheRunningKernels) {
   EXPECT_NE(std::string::npos, r.output.find("kallsyms kept for the recorded kernel build ID"))
       << r.output;
 
+  // Taken in the recording's boot (no KASLR difference): the address past the image's
+  // mapping, which the copy gives to a module, stays unnamed all the same.
+  std::ofstream(dir + "/kallsyms") << std::hex << kRecordedText << " T _text\n"
+                                   << kRecordedText + 0x100 << " T kfunc_alpha\n"
+                                   << kRecordedText + 0x200 << " T kfunc_beta\n"
+                                   << kRecordedText + 0x1000000 << " t copy_mod_fn\t[copy_mod]\n";
+  r = RunCommand(cmd, 60);
+  ExpectNamedAfterTheMovedTable(r);
+  EXPECT_EQ(std::string::npos, r.output.find("copy_mod_fn")) << r.output;
+
   std::ofstream(dir + "/kallsyms") << "not kallsyms\n";
   r = RunCommand(cmd, 60);
   ASSERT_EQ(0, r.exit_code) << r.output;
   EXPECT_EQ(std::string::npos, r.output.find("kfunc_alpha")) << r.output;
   EXPECT_TRUE(std::regex_search(
-      r.output, std::regex(hex_.substr(2) + R"(/kallsyms unreadable \(.*malformed kallsyms line)")))
+      r.output, std::regex(id.substr(2) + R"(/kallsyms unreadable \(.*malformed kallsyms line)")))
       << r.output;
+}
+
+// The running kernel's kallsyms comes first, as in perf: a copy kept under its build ID is not
+// read (here, one that would name every sample wrongly).
+TEST_F(KallsymsOtherBootTest, RunningKernelsBeforeAKeptCopy) {
+  const std::string dir =
+      tmp_.path() + "/cache/.build-id/" + hex_.substr(0, 2) + "/" + hex_.substr(2);
+  ASSERT_EQ(0, RunCommand("mkdir -p " + Quote(dir)).exit_code);
+  std::ofstream(dir + "/kallsyms") << std::hex << kRecordedText << " T _text\n"
+                                   << kRecordedText + 0x100 << " T kept_wrong\n";
+  CommandResult r = RunCommand(kReport + " -i " + Quote(data_) + " --no-debuginfod --debug-root " +
+                                   Quote(tmp_.path() + "/none") + " --debug-dir " +
+                                   Quote(tmp_.path() + "/cache") + " --sort dso,sym",
+                               60);
+  ASSERT_EQ(0, r.exit_code) << r.output;
+  EXPECT_EQ(std::string::npos, r.output.find("kept_wrong")) << r.output;
+  EXPECT_NE(std::string::npos, r.output.find("kallsyms of the running kernel")) << r.output;
 }
 
 // A perf.data file with one cpu-clock event and no samples. One record: a data section of

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // Names for kernel addresses of a recording, trusted only for the kernel that was recorded:
-//   1. kallsyms: the copy kept for the recorded kernel build ID in a .build-id directory
-//      searched (perf's build-ID cache keeps one, xx/yyyy/kallsyms), else the running
-//      kernel's, when its build ID (or, without one in the file, its release) is the recorded
-//      kernel's. A copy names no module (it does not say which boot it was taken in).
+//   1. kallsyms: the running kernel's, when its build ID (or, without one in the file, its
+//      release) is the recorded kernel's; else, as perf does, the copy kept for the recorded
+//      kernel build ID in a .build-id directory searched (perf's build-ID cache keeps one,
+//      xx/yyyy/kallsyms). A copy names no module (it does not say which boot it was taken in).
 //      The recording may come from an earlier boot of that
 //      kernel, which KASLR put elsewhere: kallsyms' addresses are moved by the distance between
 //      the symbol the kernel mapping is named after in kallsyms and in the recording, as perf
