@@ -11,6 +11,7 @@ export LAB_SUMMARY=$summary
 # under the summary, so that the end of a long log (all that a CI page may show) says which
 # test failed and how.
 steplogs=$(mktemp -d)
+trap 'rm -rf "$steplogs" "$summary"' EXIT
 results=()
 npass=0 nfail=0
 
@@ -19,8 +20,9 @@ npass=0 nfail=0
 FAIL_EXCERPT_LINES=20
 fail_excerpt() {
 	local log=$1 lines
-	lines=$(grep -E -a 'FAIL|Failed|\(Failed\)|not ok|[Ee]rror[: ]|ERROR|Sanitizer|runtime error|BUG:|Oops|WARNING:|Timeout|timed out' \
-		"$log" | tail -n "$FAIL_EXCERPT_LINES")
+	# ctest's lines of passing tests whose names say Error or Failed are not failures.
+	lines=$(grep -E -a 'FAIL|Failed|not ok|[Ee]rror[: ]|ERROR|Sanitizer|runtime error|BUG:|Oops|WARNING:|Timeout|timed out' \
+		"$log" | grep -a -v -E ' Passed +[0-9.]+ sec$' | tail -n "$FAIL_EXCERPT_LINES")
 	[ -n "$lines" ] || lines=$(tail -n "$FAIL_EXCERPT_LINES" "$log")
 	printf '%s\n' "$lines"
 }
