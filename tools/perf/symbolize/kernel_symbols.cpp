@@ -4,11 +4,10 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
+#include "pbid/proc_maps.h"
 #include "pbid/session.h"
 
 namespace pbid {
@@ -137,18 +136,22 @@ int64_t KernelSymbols::KallsymsDelta(const Mapping& km) {
   return delta;
 }
 
-// The running kernel has the module where the recording had it: the same name, its .text at
-// the mapping's start (sysfs; the address a module's mapping starts at, from /proc/modules,
-// is its text's), and the recorded build ID, when one was. Then kallsyms' symbols of it are
-// at the recorded addresses, whichever boot made the recording.
+// The running kernel has the module where the recording had it: the same name at the
+// mapping's start, as /proc/modules gives it (where recorders take a module's mapping from),
+// and the recorded build ID, when one was. Then kallsyms' symbols of it are at the recorded
+// addresses, whichever boot made the recording. Modules that cannot be listed are not there.
 bool KernelSymbols::ModuleAsRecorded(const Mapping& km) {
   const std::string name = ModuleName(km.path);
   auto [it, added] = module_as_recorded_.try_emplace(name + "@" + std::to_string(km.start));
   if (!added)
     return it->second;
-  std::ifstream text("/sys/module/" + name + "/sections/.text");
-  std::string hex;
-  bool same = static_cast<bool>(text >> hex) && strtoull(hex.c_str(), nullptr, 16) == km.start;
+  if (!running_modules_) {
+    auto mods = ReadKernelModules();
+    running_modules_ = mods.ok() ? std::move(*mods) : std::vector<KernelModule>{};
+  }
+  bool same =
+      std::any_of(running_modules_->begin(), running_modules_->end(),
+                  [&](const KernelModule& m) { return m.name == name && m.start == km.start; });
   if (same && km.build_id) {
     auto id = KernelModuleBuildId(name);
     same = id.ok() && id->has_value() && **id == *km.build_id;
@@ -182,9 +185,9 @@ KernelSymbols::Named KernelSymbols::Lookup(const Mapping* km, uint64_t ip, Symbo
     } else if (IsHostImage(*km)) {
       sym = kallsyms_->Lookup(ip + static_cast<uint64_t>(KallsymsDelta(*km)));
       trusted = sym && sym->module.empty();
-    } else if (IsModule(*km)) {
+    } else if (IsModule(*km) && !from_copy_) {
       sym = kallsyms_->Lookup(ip);
-      trusted = sym && sym->module == ModuleName(km->path) && !from_copy_ && ModuleAsRecorded(*km);
+      trusted = sym && sym->module == ModuleName(km->path) && ModuleAsRecorded(*km);
     }
     if (trusted) {
       n.module = std::string(sym->module);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "pbid/build_id.h"
+#include "pbid/proc_maps.h"
 #include "pbid/symbolize/kallsyms.h"
 #include "pbid/symbolize/symbolizer.h"
 
@@ -70,8 +71,9 @@ class KernelSymbols {
   std::optional<Kallsyms> kallsyms_;
   bool from_copy_ = false;                 // kallsyms_ is a kept copy, not the running kernel's
   std::optional<int64_t> kallsyms_delta_;  // known once the image's mapping was looked up in
-  std::map<std::string, bool> module_as_recorded_;   // by "name@start"
-  std::map<BuildId, std::optional<int64_t>> shift_;  // KASLR offset per kernel build ID
+  std::map<std::string, bool> module_as_recorded_;            // by "name@start"
+  std::optional<std::vector<KernelModule>> running_modules_;  // /proc/modules, once read
+  std::map<BuildId, std::optional<int64_t>> shift_;           // KASLR offset per kernel build ID
   bool vmlinux_noted_ = false;
   std::string note_ = "no kernel samples";
 };
