@@ -114,6 +114,43 @@ TEST(CliTest, EveryRunLoadsProtobufLiteOnly) {
   EXPECT_EQ(std::string::npos, c.output.find("file=libprotobuf.so")) << c.output;
 }
 
+// libarchive and its libraries (libxml2, ICU...) cost every run about 4 ms and 2 MB: only a
+// tarball loads it (archive.cpp), and without it archive -o FILE.tar stops before copying
+// anything, naming the package.
+TEST(CliTest, OnlyATarballLoadsLibarchive) {
+  testing::TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string data = testing::Quote(dir.path() + "/rec.data");
+  ToolRun rec = RunTool("record -o " + data + " -- /bin/true", " >/dev/null");
+  ASSERT_EQ(0, rec.status) << rec.output;
+  ToolRun list = RunToolIn("LD_DEBUG=files", "buildid-list -i " + data, " >/dev/null");
+  EXPECT_EQ(0, list.status) << list.output;
+  EXPECT_NE(std::string::npos, list.output.find("file=libdw.so")) << list.output;
+  EXPECT_EQ(std::string::npos, list.output.find("file=libarchive.so")) << list.output;
+
+  const std::string tar = dir.path() + "/rec.tar";
+  ToolRun archived =
+      RunToolIn("LD_DEBUG=files",
+                "archive --no-debuginfod -i " + data + " -o " + testing::Quote(tar), " >/dev/null");
+  EXPECT_EQ(0, archived.status) << archived.output;
+  EXPECT_NE(std::string::npos, archived.output.find("file=libarchive.so.13")) << archived.output;
+  EXPECT_EQ(0, access(tar.c_str(), F_OK));
+
+  // An empty file of that name first in the search path: ld.so stops at it.
+  testing::TempDir lib;
+  ASSERT_FALSE(lib.path().empty());
+  FILE* empty = fopen((lib.path() + "/libarchive.so.13").c_str(), "w");
+  ASSERT_NE(nullptr, empty);
+  fclose(empty);
+  const std::string tar2 = dir.path() + "/rec2.tar";
+  ToolRun refused = RunToolIn("LD_LIBRARY_PATH=" + testing::Quote(lib.path()),
+                              "archive --no-debuginfod -i " + data + " -o " + testing::Quote(tar2),
+                              " >/dev/null");
+  EXPECT_EQ(1, refused.status) << refused.output;
+  EXPECT_NE(std::string::npos, refused.output.find("install libarchive13")) << refused.output;
+  EXPECT_NE(0, access(tar2.c_str(), F_OK));
+}
+
 // Interrupted while its command ignores SIGTERM, record must write the complete file first and
 // then reap the command within a bounded time (SIGKILL), not block in waitpid before writing.
 TEST(CliTest, RecordWritesFileBeforeReapingStubbornCommand) {

@@ -4,6 +4,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <type_traits>
 
 #include "debug_locator.h"
 #include "pbid/elf_build_id.h"
@@ -395,30 +397,102 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
 
 namespace {
 
+// libarchive and what it links (libxml2, ICU, lz4, acl) cost every run of
+// every command about 4 ms and 2 MB at start, and only a tarball needs them: it is loaded
+// here, as libdebuginfod is (debuginfod_client.cpp). libarchive 3's soname is
+// libarchive.so.13; the header's declarations type the entry points, so that a changed
+// signature fails to build.
+static_assert(ARCHIVE_VERSION_NUMBER / 1000000 == 3, "libarchive 3 is libarchive.so.13");
+constexpr const char kLibarchiveSoname[] = "libarchive.so.13";
+
+struct Libarchive {
+  decltype(&archive_error_string) error_string = nullptr;
+  decltype(&archive_entry_new) entry_new = nullptr;
+  decltype(&archive_entry_free) entry_free = nullptr;
+  decltype(&archive_entry_set_pathname) entry_set_pathname = nullptr;
+  decltype(&archive_entry_set_size) entry_set_size = nullptr;
+  decltype(&archive_entry_set_filetype) entry_set_filetype = nullptr;
+  decltype(&archive_entry_set_perm) entry_set_perm = nullptr;
+  decltype(&archive_entry_set_mtime) entry_set_mtime = nullptr;
+  decltype(&archive_write_new) write_new = nullptr;
+  decltype(&archive_write_free) write_free = nullptr;
+  decltype(&archive_write_set_format_pax_restricted) write_set_format_pax_restricted = nullptr;
+  decltype(&archive_write_add_filter_zstd) write_add_filter_zstd = nullptr;
+  decltype(&archive_write_open_filename) write_open_filename = nullptr;
+  decltype(&archive_write_header) write_header = nullptr;
+  decltype(&archive_write_data) write_data = nullptr;
+  decltype(&archive_write_close) write_close = nullptr;
+};
+
+Result<const Libarchive*> LoadLibarchive() {
+  // Once per process, failure included; the library stays loaded.
+  static const Result<const Libarchive*> loaded = []() -> Result<const Libarchive*> {
+    void* handle = dlopen(kLibarchiveSoname, RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      return Error::Of(ErrorKind::kIo, "libarchive",
+                       std::string(why != nullptr ? why : "libarchive.so.13: dlopen failed") +
+                           " (install libarchive13 to write a tarball, or archive to a "
+                           "directory)");
+    }
+    static Libarchive lib;
+    const char* missing = nullptr;
+    auto bind = [&](auto* fn, const char* name) {
+      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(handle, name));
+      if (*fn == nullptr && missing == nullptr)
+        missing = name;
+    };
+    bind(&lib.error_string, "archive_error_string");
+    bind(&lib.entry_new, "archive_entry_new");
+    bind(&lib.entry_free, "archive_entry_free");
+    bind(&lib.entry_set_pathname, "archive_entry_set_pathname");
+    bind(&lib.entry_set_size, "archive_entry_set_size");
+    bind(&lib.entry_set_filetype, "archive_entry_set_filetype");
+    bind(&lib.entry_set_perm, "archive_entry_set_perm");
+    bind(&lib.entry_set_mtime, "archive_entry_set_mtime");
+    bind(&lib.write_new, "archive_write_new");
+    bind(&lib.write_free, "archive_write_free");
+    bind(&lib.write_set_format_pax_restricted, "archive_write_set_format_pax_restricted");
+    bind(&lib.write_add_filter_zstd, "archive_write_add_filter_zstd");
+    bind(&lib.write_open_filename, "archive_write_open_filename");
+    bind(&lib.write_header, "archive_write_header");
+    bind(&lib.write_data, "archive_write_data");
+    bind(&lib.write_close, "archive_write_close");
+    if (missing != nullptr) {
+      return Error::Of(ErrorKind::kIo, "libarchive",
+                       std::string(kLibarchiveSoname) + " has no " + missing);
+    }
+    return &lib;
+  }();
+  return loaded;
+}
+
 // libarchive's error as ours, for the tarball being written.
-Error TarError(struct archive* a, const std::string& path) {
-  const char* msg = archive_error_string(a);
+Error TarError(const Libarchive& lib, struct archive* a, const std::string& path) {
+  const char* msg = lib.error_string(a);
   return Error::Of(ErrorKind::kIo, path, msg != nullptr ? msg : "cannot write tarball");
 }
 
-Status AddFile(struct archive* a, const std::string& dir, const std::string& rel,
-               const std::string& tar_path) {
+Status AddFile(const Libarchive& lib, struct archive* a, const std::string& dir,
+               const std::string& rel, const std::string& tar_path) {
   std::string path = dir + "/" + rel;
   struct stat st;
   if (stat(path.c_str(), &st) != 0)
     return Error::Sys(path, errno, "cannot stat");
-  std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(),
-                                                                             archive_entry_free);
-  archive_entry_set_pathname(entry.get(), rel.c_str());
-  archive_entry_set_size(entry.get(), st.st_size);
-  archive_entry_set_filetype(entry.get(), AE_IFREG);
-  archive_entry_set_perm(entry.get(), 0644);
-  archive_entry_set_mtime(entry.get(), st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-  if (archive_write_header(a, entry.get()) != ARCHIVE_OK)
-    return TarError(a, tar_path);
+  std::unique_ptr<struct archive_entry, decltype(lib.entry_free)> entry(lib.entry_new(),
+                                                                        lib.entry_free);
+  if (!entry)
+    return Error::Of(ErrorKind::kIo, tar_path, "out of memory");
+  lib.entry_set_pathname(entry.get(), rel.c_str());
+  lib.entry_set_size(entry.get(), st.st_size);
+  lib.entry_set_filetype(entry.get(), AE_IFREG);
+  lib.entry_set_perm(entry.get(), 0644);
+  lib.entry_set_mtime(entry.get(), st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  if (lib.write_header(a, entry.get()) != ARCHIVE_OK)
+    return TarError(lib, a, tar_path);
   return ReadChunks(path, [&](const char* buf, size_t n) -> Status {
-    if (archive_write_data(a, buf, n) != static_cast<la_ssize_t>(n))
-      return TarError(a, tar_path);
+    if (lib.write_data(a, buf, n) != static_cast<la_ssize_t>(n))
+      return TarError(lib, a, tar_path);
     return Status();
   });
 }
@@ -429,27 +503,32 @@ Status WriteTarball(const std::string& dir, const std::string& tar_path) {
   auto ids = ScanArchive(dir);
   if (!ids.ok())
     return ids.error();
+  auto loaded = LoadLibarchive();
+  if (!loaded.ok())
+    return loaded.error();
+  const Libarchive& lib = **loaded;
   const bool zst = tar_path.size() > 4 && tar_path.compare(tar_path.size() - 4, 4, ".zst") == 0;
-  std::unique_ptr<struct archive, decltype(&archive_write_free)> a(archive_write_new(),
-                                                                   archive_write_free);
-  archive_write_set_format_pax_restricted(a.get());
-  if (zst && archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK)
-    return TarError(a.get(), tar_path);
+  std::unique_ptr<struct archive, decltype(lib.write_free)> a(lib.write_new(), lib.write_free);
+  if (!a)
+    return Error::Of(ErrorKind::kIo, tar_path, "out of memory");
+  lib.write_set_format_pax_restricted(a.get());
+  if (zst && lib.write_add_filter_zstd(a.get()) != ARCHIVE_OK)
+    return TarError(lib, a.get(), tar_path);
   std::string tmp = tar_path + ".tmp." + std::to_string(getpid());
-  if (archive_write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK)
-    return TarError(a.get(), tar_path);
+  if (lib.write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK)
+    return TarError(lib, a.get(), tar_path);
   Status st;
   for (const auto& [hex, stored] : *ids) {
     for (const std::string& f : stored.files) {
-      st = AddFile(a.get(), dir, f.substr(dir.size() + 1), tar_path);
+      st = AddFile(lib, a.get(), dir, f.substr(dir.size() + 1), tar_path);
       if (!st.ok())
         break;
     }
     if (!st.ok())
       break;
   }
-  if (st.ok() && archive_write_close(a.get()) != ARCHIVE_OK)
-    st = TarError(a.get(), tar_path);
+  if (st.ok() && lib.write_close(a.get()) != ARCHIVE_OK)
+    st = TarError(lib, a.get(), tar_path);
   if (st.ok() && rename(tmp.c_str(), tar_path.c_str()) != 0)
     st = Error::Sys(tar_path, errno, "cannot rename into place");
   if (!st.ok())
@@ -460,6 +539,9 @@ Status WriteTarball(const std::string& dir, const std::string& tar_path) {
 Result<ArchiveSummary> ArchiveModulesToTarball(const SymbolizerOptions& options,
                                                const std::string& tar_path,
                                                const ArchiveInput& input) {
+  // Before any file is copied: without the library there is nothing to write them into.
+  if (auto lib = LoadLibarchive(); !lib.ok())
+    return lib.error();
   const char* tmpdir = getenv("TMPDIR");
   std::string stage =
       std::string(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp") + "/perf-buildid-archive.XXXXXX";
