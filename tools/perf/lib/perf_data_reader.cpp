@@ -75,11 +75,78 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& 
     r->base_ = static_cast<const uint8_t*>(p);
     r->mapped_ = true;
   }
-  close(fd);
   Status s = r->Validate();
-  if (!s.ok())
+  if (!s.ok()) {
+    close(fd);
     return s.error();
+  }
+  // Decompressed records are in memory already.
+  if (r->mapped_ && !r->decompressed())
+    r->OpenWindow(fd);
+  else
+    close(fd);
   return r;
+}
+
+void PerfDataReader::OpenWindow(int fd) {
+  window_ = std::make_unique<Window>();
+  window_->fd = fd;
+}
+
+std::optional<PerfDataReader::WindowStats> PerfDataReader::window_stats() const {
+  if (!window_)
+    return std::nullopt;
+  return window_->stats;
+}
+
+namespace {
+
+// Reads [off, off + n) of fd into p, to the end or to the first error: the bytes read.
+uint64_t ReadAt(int fd, uint8_t* p, uint64_t n, uint64_t off) {
+  uint64_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, p + got, n - got, static_cast<off_t>(off + got));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    got += static_cast<uint64_t>(r);
+  }
+  return got;
+}
+
+}  // namespace
+
+const uint8_t* PerfDataReader::BytesSlow(uint64_t off, uint64_t need, bool load) const {
+  Window& w = *window_;
+  const uint64_t rel = off - data_off_, index = rel >> kWindowChunkShift;
+  const uint64_t in = rel & (kWindowChunk - 1);
+  const uint64_t start = data_off_ + (index << kWindowChunkShift);
+  const uint64_t end = data_off_ + data_size_;
+  // Room for the chunk and a record of 64 KiB that starts at its last byte.
+  constexpr uint64_t kRoom = kWindowChunk + (uint64_t{1} << 16);
+  WindowChunk& c = w.chunks[index & (kWindowChunks - 1)];
+  if (c.index != index && load) {
+    if (!c.bytes)
+      c.bytes.reset(new uint8_t[kRoom]);  // not cleared: only what was read is used
+    c.index = index;
+    c.filled = ReadAt(w.fd, c.bytes.get(), std::min(kWindowChunk, end - start), start);
+    w.stats.chunks_read++;
+  }
+  if (c.index == index && in + need <= kRoom) {
+    if (in + need > c.filled && c.filled == std::min(kWindowChunk, end - start)) {
+      // A record that runs on past the chunk's end (or a header that does): the rest of it,
+      // and a page more, so that its header and its body take one read.
+      uint64_t to = std::min({kRoom, end - start, std::max(in + need, c.filled + 4096)});
+      c.filled += ReadAt(w.fd, c.bytes.get() + c.filled, to - c.filled, start + c.filled);
+    }
+    if (in + need <= c.filled)
+      return c.bytes.get() + in;
+  }
+  // Beyond the window, or a read that failed: the mapping has the same bytes.
+  w.stats.from_mapping++;
+  w.mapped_since_release = true;
+  return data_ + off;
 }
 
 void PerfDataReader::ReleasePages() const {
@@ -113,6 +180,12 @@ std::pair<uint64_t, uint64_t> WholePages(uint64_t from, uint64_t to, uint64_t si
 void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
   if (!mapped_ || decompressed())
     return;
+  if (window_) {
+    // Only records read again from beyond the window were mapped.
+    if (!window_->mapped_since_release)
+      return;
+    window_->mapped_since_release = false;
+  }
   auto [off, len] = WholePages(from, to, size_);
   if (len > 0)
     madvise(const_cast<uint8_t*>(base_) + off, len, MADV_DONTNEED);
@@ -120,7 +193,7 @@ void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
 
 void PerfDataReader::MapAhead(uint64_t from) const {
 #ifdef MADV_POPULATE_READ
-  if (!mapped_ || decompressed())
+  if (!mapped_ || decompressed() || window_)  // the window reads the stretch
     return;
   // Only an optimization: kernels before 5.14 refuse it, and the pass then faults as usual.
   auto [off, len] = WholePages(from, from + kReleasePagesEvery, size_);
@@ -201,6 +274,8 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd, const
 }
 
 PerfDataReader::~PerfDataReader() {
+  if (window_)
+    close(window_->fd);
   if (mapped_)
     munmap(const_cast<uint8_t*>(base_), size_);
 }
@@ -359,7 +434,8 @@ Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) 
   // PlainRecord (perf_data.h) takes, inline, every native-order record that none of the checks
   // below applies to: a rule for another record type must add that type to its switch.
   uint64_t end = data_off_ + data_size_;
-  auto h = ParseRecordHeader(data_ + off, end - off, swap_, off);
+  auto h =
+      ParseRecordHeader(Bytes(off, std::min<uint64_t>(8, end - off), true), end - off, swap_, off);
   if (!h.ok()) {
     Error e = h.error();
     e.field = "data." + e.field;
@@ -376,13 +452,13 @@ Status PerfDataReader::CheckRecord(uint64_t off, RecordView* v, uint64_t* next) 
     uint64_t need = h->type == kRecordAuxtrace ? 16 : 12;
     if (h->size < need)
       return Error(name, off + 6, "record too small for its payload size");
-    payload = TrailingPayload(ByteReader(data_ + off, h->size, swap_, off), h->type);
+    payload = TrailingPayload(ByteReader(Bytes(off, h->size, true), h->size, swap_, off), h->type);
     if (payload > end - off - h->size) {
       return Error(name, off + 8,
                    "payload of " + std::to_string(payload) + " bytes runs past the data section");
     }
   }
-  *v = RecordView{*h, data_ + off, off, swap_};
+  *v = RecordView{*h, Bytes(off, h->size, true), off, swap_};
   *next = off + h->size + payload;
   return Ok();
 }
@@ -543,12 +619,12 @@ Status PerfDataReader::Decompress(uint64_t max_out) {
 }
 
 RecordView PerfDataReader::RecordAt(uint64_t offset) const {
-  ByteReader br(data_ + offset, 8, swap_);
+  ByteReader br(Bytes(offset, 8, false), 8, swap_);
   RecordHeader h;
   h.type = br.U32At(0);
   h.misc = br.U16At(4);
   h.size = br.U16At(6);
-  return RecordView{h, data_ + offset, offset, swap_};
+  return RecordView{h, Bytes(offset, h.size, false), offset, swap_};
 }
 
 // A pipe-mode stream declares its events, its build-id table and its features in records:

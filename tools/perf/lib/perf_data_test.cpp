@@ -670,6 +670,140 @@ TEST(PerfDataTest, AuxtracePayloadIsSkipped) {
   EXPECT_EQ(0u, s.stats().unresolved);
 }
 
+// A file of the one event `a` around `recs`, in the byte order `swap`, laid out by hand: the
+// writer writes this machine's order only.
+std::vector<uint8_t> HandBuiltFile(const EventAttr& a, const std::vector<RecordBytes>& recs,
+                                   bool swap) {
+  using internal::ByteWriter;
+  ByteWriter f(swap);
+  const uint64_t ids_off = 104, attrs_off = ids_off + 8 * a.ids.size();
+  const uint64_t data_off = attrs_off + kWrittenAttrSize + 16;
+  uint64_t data_size = 0;
+  for (const RecordBytes& r : recs)
+    data_size += r.size();
+  f.U64(0x32454c4946524550ULL);
+  f.U64(104);
+  f.U64(kWrittenAttrSize + 16);
+  f.U64(attrs_off);
+  f.U64(kWrittenAttrSize + 16);
+  f.U64(data_off);
+  f.U64(data_size);
+  for (int i = 0; i < 6; i++)
+    f.U64(0);  // event types; no features
+  for (uint64_t id : a.ids)
+    f.U64(id);
+  auto attr = EncodeAttr(a.attr, swap);
+  f.Bytes(attr.data(), attr.size());
+  f.U64(ids_off);
+  f.U64(8 * a.ids.size());
+  for (const RecordBytes& r : recs)
+    f.Bytes(r.data(), r.size());
+  return f.buffer();
+}
+
+// A pass over a file reads it through the window (pread into a ring of chunks), a record read
+// again comes from the ring or, beyond it, from the mapping: every byte as the file holds it,
+// in both byte orders, for records that run on past a chunk's end (samples of up to 64 KiB)
+// and AUXTRACE payloads that skip chunks whole. The same bytes in memory are the reference.
+TEST(PerfDataTest, TheWindowReadsWhatTheFileHolds) {
+  using internal::ByteWriter;
+  constexpr uint64_t kChunk = PerfDataReader::kWindowChunk;
+  for (bool swap : {false, true}) {
+    SCOPED_TRACE(swap ? "other byte order" : "this machine's order");
+    EventAttr a = Attr({1});
+    a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    std::mt19937_64 rng(swap ? 2 : 1);
+    std::vector<RecordBytes> recs;
+    recs.push_back(*BuildMmap2(ExeMmap2("/bin/exe", 1), PERF_RECORD_MISC_USER, &a, swap));
+    uint64_t bytes = recs.back().size();
+    for (uint64_t t = 2; bytes < 3 * PerfDataReader::kWindowChunks * kChunk; t++) {
+      if (t % 40 == 0) {
+        // AUXTRACE's header and its payload: up to a chunk and a half, skipped by the walk.
+        std::vector<uint8_t> payload = BogusPayload(8 * (rng() % (3 * kChunk / 16)));
+        ByteWriter aux(swap);
+        aux.U32(71);  // PERF_RECORD_AUXTRACE
+        aux.U16(0);
+        aux.U16(48);
+        aux.U64(payload.size());
+        for (int i = 0; i < 4; i++)
+          aux.U64(0);  // offset, reference, idx and tid, cpu and reserved
+        aux.Bytes(payload.data(), payload.size());
+        recs.push_back(aux.buffer());
+      } else if (t % 7 == 0) {
+        recs.push_back(BuildEmptyRecord(kRecordFinishedRound, swap));
+      } else {
+        SampleRecord smp;
+        smp.cpumode = PERF_RECORD_MISC_USER;
+        smp.ip = 0x400100;
+        smp.period = 1;
+        smp.sample_id.pid = smp.sample_id.tid = 10;
+        smp.sample_id.id = 1;
+        smp.sample_id.time = t;
+        // Up to the largest record: 8 bytes a frame, a header.size of at most 65535.
+        std::vector<uint64_t> chain(rng() % 8100, 0x400100 + t);
+        recs.push_back(*BuildSample(smp, chain, a, swap));
+      }
+      bytes += recs.back().size();
+    }
+    std::vector<uint8_t> image = HandBuiltFile(a, recs, swap);
+    std::string path = TempPath("window.data");
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(image.data()),
+                static_cast<std::streamsize>(image.size()));
+    }
+    auto file = PerfDataReader::Open(path);
+    unlink(path.c_str());
+    ASSERT_TRUE(file.ok()) << file.error().ToString();
+    auto memory = PerfDataReader::FromBytes(image);
+    ASSERT_TRUE(memory.ok()) << memory.error().ToString();
+    EXPECT_EQ(swap, (*file)->swapped());
+    ASSERT_TRUE((*file)->window_stats().has_value());
+    EXPECT_FALSE((*memory)->window_stats().has_value());
+
+    struct Seen {
+      uint64_t offset;
+      uint32_t type;
+      std::vector<uint8_t> bytes;
+      bool operator==(const Seen& o) const {
+        return offset == o.offset && type == o.type && bytes == o.bytes;
+      }
+    };
+    auto walk = [](const PerfDataReader& r) {
+      std::vector<Seen> seen;
+      Status st = r.ForEachRecord([&](const RecordView& v) {
+        seen.push_back({v.offset, v.header.type, {v.data, v.data + v.header.size}});
+        return Ok();
+      });
+      EXPECT_TRUE(st.ok()) << st.error().ToString();
+      return seen;
+    };
+    std::vector<Seen> from_file = walk(**file), from_memory = walk(**memory);
+    ASSERT_EQ(recs.size(), from_memory.size());
+    EXPECT_TRUE(from_file == from_memory);
+    // Records that run on past their chunk's end, and payloads that span chunks.
+    size_t across = 0;
+    const uint64_t data = (*file)->data_offset();
+    for (const Seen& s : from_file)
+      across += (s.offset - data) / kChunk != (s.offset + s.bytes.size() - 1 - data) / kChunk;
+    EXPECT_GT(across, 5u);
+    PerfDataReader::WindowStats walked = *(*file)->window_stats();
+    EXPECT_GE(walked.chunks_read, (*file)->data_size() / kChunk / 2);  // payloads skip some
+    EXPECT_EQ(0u, walked.from_mapping);
+
+    // Read again, last to first: the ring's chunks first, then the mapping's bytes.
+    for (auto it = from_file.rbegin(); it != from_file.rend(); ++it) {
+      RecordView v = (*file)->RecordAt(it->offset);
+      ASSERT_EQ(it->type, v.header.type) << it->offset;
+      ASSERT_EQ(it->bytes.size(), v.header.size) << it->offset;
+      ASSERT_TRUE(std::equal(it->bytes.begin(), it->bytes.end(), v.data)) << it->offset;
+    }
+    PerfDataReader::WindowStats again = *(*file)->window_stats();
+    EXPECT_EQ(walked.chunks_read, again.chunks_read);  // reading again reads no chunk
+    EXPECT_GT(again.from_mapping, from_file.size() / 2);
+  }
+}
+
 // A pipe stream (perf record -o -) of an event with tracepoints carries the tracing data after
 // PERF_RECORD_HEADER_TRACING_DATA; a payload running past the stream is an error.
 TEST(PerfDataTest, PipeTracingDataPayloadIsSkipped) {

@@ -918,11 +918,12 @@ uint64_t ResidentAround(const void* addr) {
   return 0;
 }
 
-// A pass keeps a stretch of the file resident (kReleasePagesEvery), not the whole file,
-// so that memory follows the mappings and symbols whatever the file's size. Each order has its
-// own passes: the stream, seen when it is done, and the survey and its replay, seen while the
-// replay delivers samples too.
-TEST(SessionMemoryTest, AFileStaysResidentAStretchAtATime) {
+// A pass reads the file through the window (kWindowChunks chunks of kWindowChunk bytes, on the
+// heap) and maps none of it while the records it reads again are still in the ring; memory
+// follows the mappings and symbols whatever the file's size. Each order has its own passes:
+// the stream, seen when it is done, and the survey and its replay, seen while the replay
+// delivers samples too.
+TEST(SessionMemoryTest, APassReadsTheFileThroughTheWindow) {
   EventAttr a = Attr({1}, true);
   std::vector<RecordBytes> recs;
   recs.push_back(*BuildMmap2(Map(10, 0x400000, 0x10000, "/bin/x", 1), PERF_RECORD_MISC_USER, &a));
@@ -938,16 +939,21 @@ TEST(SessionMemoryTest, AFileStaysResidentAStretchAtATime) {
   }
   auto reader = WriteAndOpen({a}, recs);
   ASSERT_TRUE(reader);
+  // Before any pass, a record read again comes from the mapping: where the file is mapped.
   const void* file = reader->RecordAt(reader->data_offset()).data;
-  // The stretch mapped ahead and being read, and a round or two read again in time order.
-  const uint64_t bound = PerfDataReader::kReleasePagesEvery + (uint64_t{1} << 20);
-  ASSERT_GT(reader->data_size(), 2 * bound);
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  ASSERT_GT(ResidentAround(file), 0u);
+  ASSERT_GT(reader->data_size(), 2 * PerfDataReader::kWindowChunks * PerfDataReader::kWindowChunk);
 
   Session streamed(*reader);
   Status st = streamed.Process();
   ASSERT_TRUE(st.ok()) << st.error().ToString();
   EXPECT_EQ(1u, streamed.stats().passes);
-  EXPECT_LE(ResidentAround(file), bound);
+  EXPECT_LE(ResidentAround(file), page);
+  ASSERT_TRUE(reader->window_stats().has_value());
+  const uint64_t chunks = reader->data_size() / PerfDataReader::kWindowChunk;
+  EXPECT_GE(reader->window_stats()->chunks_read, chunks);
+  const uint64_t mapped_before = reader->window_stats()->from_mapping;
 
   Session surveyed(*reader);
   uint64_t most = 0, samples = 0;
@@ -957,9 +963,61 @@ TEST(SessionMemoryTest, AFileStaysResidentAStretchAtATime) {
   });
   ASSERT_TRUE(st.ok()) << st.error().ToString();
   EXPECT_EQ(2u, surveyed.stats().passes);
-  EXPECT_GT(most, 0u);
-  EXPECT_LE(most, bound);
-  EXPECT_LE(ResidentAround(file), bound);
+  EXPECT_LE(most, page);
+  EXPECT_LE(ResidentAround(file), page);
+  EXPECT_GE(reader->window_stats()->chunks_read, 3 * chunks);
+  EXPECT_EQ(mapped_before, reader->window_stats()->from_mapping);  // all from the ring
+}
+
+// A round longer than the window: its replay reads the records again from the mapping, and
+// delivers what the same file read from memory does.
+TEST(SessionMemoryTest, AReplayBeyondTheWindowReadsTheMapping) {
+  EventAttr a = Attr({1}, true);
+  std::vector<RecordBytes> recs;
+  recs.push_back(*BuildMmap2(Map(10, 0x400000, 0x10000, "/bin/x", 1), PERF_RECORD_MISC_USER, &a));
+  recs.push_back(*BuildMmap2(Map(11, 0x500000, 0x10000, "/bin/y", 1), PERF_RECORD_MISC_USER, &a));
+  const std::vector<uint64_t> chain(12, 0x400100);
+  uint64_t bytes = 0;
+  // One round of three windows, its times out of file order, so that the replay goes back to
+  // the start of it.
+  const uint64_t round = 3 * PerfDataReader::kWindowChunks * PerfDataReader::kWindowChunk;
+  for (uint64_t i = 0; bytes < round; i++) {
+    int32_t pid = i % 3 == 0 ? 11 : 10;
+    uint64_t ip = pid == 11 ? 0x500100 : 0x400100;
+    uint64_t t = 10 + (i * 7919) % 100003;
+    recs.push_back(*BuildSample(fixtures::Sample(PERF_RECORD_MISC_USER, ip, pid, 1, t), chain, a));
+    bytes += recs.back().size();
+  }
+  recs.push_back(BuildEmptyRecord(kRecordFinishedRound));
+  std::string path = testing::TempPath("beyond-window.data");
+  {
+    auto w = PerfDataWriter::Create(path, {a});
+    ASSERT_TRUE(w.ok()) << w.error().ToString();
+    for (const RecordBytes& r : recs)
+      ASSERT_TRUE((*w)->WriteRecord(r).ok());
+    ASSERT_TRUE((*w)->Finish(Features()).ok());
+  }
+  auto file = PerfDataReader::Open(path);
+  auto memory = PerfDataReader::FromBytes(testing::ReadBytes(path));
+  unlink(path.c_str());
+  ASSERT_TRUE(file.ok()) << file.error().ToString();
+  ASSERT_TRUE(memory.ok()) << memory.error().ToString();
+  auto replay = [](const PerfDataReader& r) {
+    std::vector<std::string> seen;
+    Session s(r);
+    Status st = s.Process([&](const SampleContext& c) {
+      seen.push_back(std::to_string(c.sample.sample_id.time) + " " +
+                     std::to_string(c.sample.sample_id.pid) + " " +
+                     (c.mapping != nullptr ? c.mapping->path : "-"));
+    });
+    EXPECT_TRUE(st.ok()) << st.error().ToString();
+    return seen;
+  };
+  std::vector<std::string> from_file = replay(**file), from_memory = replay(**memory);
+  ASSERT_EQ(recs.size() - 3, from_memory.size());
+  EXPECT_EQ(from_memory, from_file);
+  ASSERT_TRUE((*file)->window_stats().has_value());
+  EXPECT_GT((*file)->window_stats()->from_mapping, from_file.size() / 2);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// perf.data files: a validating, zero-copy reader and a writer whose output Linux perf (6.1)
+// perf.data files: a validating reader and a writer whose output Linux perf (6.1)
 // reads without warnings. Format: tools/perf/Documentation/perf.data-file-format.txt.
 //
 // Reader usage:
@@ -188,6 +188,8 @@ class PerfDataReader {
   // in file order. Each record's header is checked before f sees it: its size, and the payload
   // that AUXTRACE and TRACING_DATA records carry after it.
   // Returns the first error, the file's or f's; the records before it have been seen.
+  // A view's bytes stay valid while f runs and for a while after (see Window below): a reader
+  // keeps what it needs of a record, not the view. One pass at a time per reader.
   template <typename F>
   Status ForEachRecord(F&& f) const {
     uint64_t off = data_off_, end = data_off_ + data_size_;
@@ -197,12 +199,13 @@ class PerfDataReader {
     constexpr uint64_t kPrefetchAhead = 512, kLine = 64;
     uint64_t prefetched = off;
     while (off < end) {
+      const uint8_t* p = Bytes(off, std::min<uint64_t>(8, end - off), true);
       prefetched = std::max(prefetched, off);
       for (uint64_t to = std::min(off + kPrefetchAhead, end); prefetched < to; prefetched += kLine)
-        __builtin_prefetch(data_ + prefetched);
+        __builtin_prefetch(p + (prefetched - off));
       RecordView v;
       uint64_t next;
-      if (!PlainRecord(off, &v, &next)) {
+      if (!PlainRecord(off, p, &v, &next)) {
         Status s = CheckRecord(off, &v, &next);
         if (!s.ok())
           return s;
@@ -222,7 +225,8 @@ class PerfDataReader {
   // access maps them again from the page cache. A pass starts with this, then a PageReleaser
   // keeps what it leaves resident to about one stretch of kReleasePagesEvery bytes (the one
   // mapped ahead and being read) and the records a replay reads again, so that memory does
-  // not grow with the file it reads.
+  // not grow with the file it reads. Where the window serves a pass, the pass maps only the
+  // records it reads again from beyond the window, and only those are released.
   // Resident file pages count in a process's RSS like its heap. Each stretch costs two
   // madvise() calls (release, map ahead): about two thousand in a pass over 1 GiB, which take
   // no measurable time; at 4 MiB a stretch held up to 8 MiB, a third of a small report's peak.
@@ -254,6 +258,25 @@ class PerfDataReader {
     uint64_t from_, pos_;
   };
 
+  // The window: a pass over a mapped file reads the data section with pread() into a ring of
+  // kWindowChunks buffers of kWindowChunk bytes each, and its records are seen there; a record
+  // read again (RecordAt) is taken from the ring while its chunk is still in it, else from the
+  // mapping. Reading the mapping itself cost a page-table entry per 4 KiB, set and taken down
+  // again, and a TLB miss per page: on a virtual machine, 30 ms of a 64 MB file against 11 ms
+  // for read() into a buffer used again. A chunk's buffer has room for the record that starts
+  // last in it to run on past its end (a record is at most 64 KiB), read when that record is.
+  static constexpr uint64_t kWindowChunkShift = 18;
+  static constexpr uint64_t kWindowChunk = uint64_t{1} << kWindowChunkShift;
+  static constexpr uint64_t kWindowChunks = 8;  // a power of two
+  // What the window has done, for tests and for --debug output: chunks read, and records
+  // taken from the mapping instead (read again from beyond the window, or a read that failed).
+  struct WindowStats {
+    uint64_t chunks_read = 0;
+    uint64_t from_mapping = 0;
+  };
+  // nullopt when no window serves this reader (bytes in memory, decompressed records).
+  std::optional<WindowStats> window_stats() const;
+
  private:
   PerfDataReader() = default;
   static Status CheckMagic(const uint8_t* p, bool* swap);  // p: at least 8 bytes
@@ -276,18 +299,18 @@ class PerfDataReader {
   bool decompressed() const { return data_ != base_; }
   // The record at `off` if its header fits in the data section; *next: the record after it.
   Status CheckRecord(uint64_t off, RecordView* v, uint64_t* next) const;
-  // CheckRecord's common case, inline, for off inside the data section: true only where
-  // CheckRecord would return Ok with the same *v and *next. Whatever one of its checks looks
-  // at (the other byte order, a header that may not fit, a type with a rule of its own) is left
-  // to it: false.
-  bool PlainRecord(uint64_t off, RecordView* v, uint64_t* next) const {
+  // CheckRecord's common case, inline, for off inside the data section and p = Bytes(off, 8 or
+  // what is left): true only where CheckRecord would return Ok with the same *v and *next.
+  // Whatever one of its checks looks at (the other byte order, a header that may not fit, a
+  // type with a rule of its own) is left to it: false.
+  bool PlainRecord(uint64_t off, const uint8_t* p, RecordView* v, uint64_t* next) const {
     uint64_t avail = data_off_ + data_size_ - off;
     if (swap_ || avail < 8)
       return false;
     RecordHeader h;
-    std::memcpy(&h.type, data_ + off, 4);
-    std::memcpy(&h.misc, data_ + off + 4, 2);
-    std::memcpy(&h.size, data_ + off + 6, 2);
+    std::memcpy(&h.type, p, 4);
+    std::memcpy(&h.misc, p + 4, 2);
+    std::memcpy(&h.size, p + 6, 2);
     if (h.size < 8 || h.size > avail)
       return false;
     switch (h.type) {
@@ -296,10 +319,27 @@ class PerfDataReader {
       case kRecordAuxtrace:
       case kRecordHeaderTracingData: return false;
     }
-    *v = RecordView{h, data_ + off, off, false};
+    *v = RecordView{h, Bytes(off, h.size, true), off, false};
     *next = off + h.size;
     return true;
   }
+  // At least `need` bytes of the data section from `off` (need: no more than the section has
+  // from there, and no more than a record's 64 KiB), in one piece: from the window when one
+  // serves this reader, else from data_. `load`: the pass in file order may read the chunk that
+  // holds off into the ring; a record read again only finds it there.
+  const uint8_t* Bytes(uint64_t off, uint64_t need, bool load) const {
+    if (!window_)
+      return data_ + off;
+    const uint64_t rel = off - data_off_, index = rel >> kWindowChunkShift;
+    const WindowChunk& c = window_->chunks[index & (kWindowChunks - 1)];
+    const uint64_t in = rel & (kWindowChunk - 1);
+    if (c.index == index && in + need <= c.filled)
+      return c.bytes.get() + in;
+    return BytesSlow(off, need, load);
+  }
+  const uint8_t* BytesSlow(uint64_t off, uint64_t need, bool load) const;
+  // Starts the window over the file open at fd, which the reader then owns.
+  void OpenWindow(int fd);
   void IndexIds();
   Status SameSampleIdAll(const EventAttr& ea, const std::string& field, uint64_t attr_off) const;
   const EventAttr* AttrForUnattributed() const;
@@ -311,6 +351,19 @@ class PerfDataReader {
   const uint8_t* data_ = nullptr;
   std::vector<uint8_t> decompressed_;
   bool mapped_ = false;
+  struct WindowChunk {
+    uint64_t index = UINT64_MAX;  // the chunk of the data section held, UINT64_MAX: none
+    uint64_t filled = 0;          // bytes read, from the chunk's start
+    std::unique_ptr<uint8_t[]> bytes;
+  };
+  struct Window {
+    int fd = -1;
+    WindowChunk chunks[kWindowChunks];
+    WindowStats stats;
+    bool mapped_since_release = false;  // a record was taken from the mapping
+  };
+  // Mutable: the reader's passes are const, and the window only caches the file's bytes.
+  mutable std::unique_ptr<Window> window_;
   std::vector<uint8_t> owned_;
   bool swap_ = false;
   bool pipe_ = false;

@@ -103,6 +103,11 @@ std::vector<RecordView> Records(const PerfDataReader& reader) {
     return Ok();
   });
   EXPECT_TRUE(st.ok()) << st.error().ToString();
+  // A view from a pass may point into the window's ring, which a later chunk of a large file
+  // takes over: read again after the pass, each view is good as long as the reader is (until
+  // its next pass) wherever its bytes are.
+  for (RecordView& v : out)
+    v = reader.RecordAt(v.offset);
   return out;
 }
 

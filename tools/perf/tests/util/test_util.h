@@ -64,7 +64,8 @@ constexpr bool kLibdwLoadsLibdebuginfod = !_ELFUTILS_PREREQ(0, 187);
 // A build id written as hex, for a test's constants; bad hex fails the test.
 BuildId IdFromHex(const char* hex);
 
-// The data section's records in file order; a header that does not fit fails the test.
+// The data section's records in file order; a header that does not fit fails the test. The
+// views stay good until the reader's next pass.
 std::vector<RecordView> Records(const PerfDataReader& reader);
 
 }  // namespace pbid::testing
