@@ -39,6 +39,39 @@ TEST(KallsymsTest, LooksUpTextSymbolsOnly) {
   EXPECT_FALSE(k->Lookup(0xffffffffc0000000 + Kallsyms::kMaxSymbolSize));
 }
 
+// A padded kernel lists __pfx_NAME (its padding) right before NAME, for nearly half of its
+// functions: NAME is kept as the end of the __pfx_ name. Each still names what it names, in
+// the core kernel and in a module, and a name that only looks like the end of one is kept.
+TEST(KallsymsTest, APaddedFunctionsNameIsKeptOnce) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp,
+                                "ffffffff81000000 T _stext\n"
+                                "ffffffff810000f0 t __pfx_do_work\n"
+                                "ffffffff81000100 T do_work\n"
+                                "ffffffff810001f0 T __pfx_other\n"
+                                "ffffffff81000200 T another\n"
+                                "ffffffff81000300 t __pfx_\n"
+                                "ffffffff81000310 t x\n"
+                                "ffffffffc00000f0 t __pfx_mod_fn\t[mymod]\n"
+                                "ffffffffc0000100 t mod_fn\t[mymod]\n"));
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  EXPECT_EQ(9u, k->size());
+  EXPECT_EQ("__pfx_do_work", k->Lookup(0xffffffff810000f8)->name);
+  EXPECT_EQ("do_work", k->Lookup(0xffffffff81000104)->name);
+  EXPECT_EQ("__pfx_other", k->Lookup(0xffffffff810001f4)->name);
+  EXPECT_EQ("another", k->Lookup(0xffffffff81000204)->name);
+  EXPECT_EQ("__pfx_", k->Lookup(0xffffffff81000304)->name);
+  EXPECT_EQ("x", k->Lookup(0xffffffff81000314)->name);
+  EXPECT_EQ("__pfx_mod_fn", k->Lookup(0xffffffffc00000f4)->name);
+  EXPECT_EQ("mod_fn", k->Lookup(0xffffffffc0000104)->name);
+  EXPECT_EQ("mymod", k->Lookup(0xffffffffc0000104)->module);
+  EXPECT_EQ(0xffffffff81000100u, k->Address("do_work").value_or(0));
+  // Every name once but do_work's and mod_fn's, and the module's.
+  const size_t once =
+      std::string("_stext__pfx_do_work__pfx_otheranother__pfx_xmymod__pfx_mod_fn").size();
+  EXPECT_EQ(once, k->name_bytes());
+}
+
 TEST(KallsymsTest, AddressOfACoreKernelTextSymbol) {
   TempDir tmp;
   auto k = Kallsyms::Load(Write(tmp,

@@ -31,6 +31,8 @@ class Kallsyms {
 
   bool usable() const { return !symbols_.empty(); }
   size_t size() const { return symbols_.size(); }
+  // The bytes the symbols' and modules' names take.
+  size_t name_bytes() const { return names_.size(); }
 
   // The text symbol at or below addr. None below the first symbol or past any symbol by
   // kMaxSymbolSize or more (kallsyms has no sizes; this keeps an address in a gap, in user
@@ -46,7 +48,8 @@ class Kallsyms {
 
  private:
   // A kernel has over 120,000 text symbols, and reading them is most of a small report's
-  // memory and time: 16 bytes each, their names one after another in names_.
+  // memory and time: 16 bytes each, their names one after another in names_ (a name that ends
+  // the __pfx_ name before it not again).
   struct Packed {
     uint64_t addr;
     uint32_t name;      // offset in names_
