@@ -2,8 +2,12 @@
 //
 // The reader and every record decoder: whatever Open() accepts must decode, or fail with an
 // error, record by record, without reading outside the file. The same bytes also go through
-// the streaming path (-i -).
+// Open() (the file read through the window, which must read what memory holds) and the
+// streaming path (-i -).
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "fuzz_util.h"
@@ -82,12 +86,38 @@ void DecodeAll(const pbid::PerfDataReader& reader) {
 
 }  // namespace
 
+// A file read through the window (pread into a ring of chunks) must hand out the bytes the
+// same file in memory holds, record for record, and stop where it stops.
+void SameAsInMemory(const pbid::PerfDataReader& file, const pbid::PerfDataReader& memory) {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> seen;
+  pbid::Status walked = memory.ForEachRecord([&](const pbid::RecordView& r) {
+    seen.emplace_back(r.offset, std::vector<uint8_t>(r.data, r.data + r.header.size));
+    return pbid::Ok();
+  });
+  size_t i = 0;
+  pbid::Status again = file.ForEachRecord([&](const pbid::RecordView& r) {
+    if (i >= seen.size() || seen[i].first != r.offset ||
+        !std::equal(seen[i].second.begin(), seen[i].second.end(), r.data, r.data + r.header.size))
+      abort();
+    i++;
+    return pbid::Ok();
+  });
+  if (i != seen.size() || walked.ok() != again.ok())
+    abort();
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = pbid::PerfDataReader::FromBytes(std::vector<uint8_t>(data, data + size));
   if (r.ok())
     DecodeAll(**r);
   static pbid::fuzz::InputFile input;
-  input.Write(data, size);
+  auto f = pbid::PerfDataReader::Open(input.Write(data, size));
+  if (f.ok() != r.ok())
+    abort();  // the same validation either way
+  if (f.ok()) {
+    DecodeAll(**f);
+    SameAsInMemory(**f, **r);
+  }
   auto s = pbid::PerfDataReader::FromStream(input.fd(), "fuzz input");
   if (s.ok())
     DecodeAll(**s);
