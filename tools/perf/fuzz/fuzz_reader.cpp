@@ -104,6 +104,12 @@ void SameAsInMemory(const pbid::PerfDataReader& file, const pbid::PerfDataReader
   });
   if (i != seen.size() || walked.ok() != again.ok())
     abort();
+  // Read again last to first, as a replay does: from the ring, or from the mapping behind it.
+  for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
+    pbid::RecordView r = file.RecordAt(it->first);
+    if (!std::equal(it->second.begin(), it->second.end(), r.data, r.data + r.header.size))
+      abort();
+  }
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

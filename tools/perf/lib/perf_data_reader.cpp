@@ -134,7 +134,7 @@ const uint8_t* PerfDataReader::BytesSlow(uint64_t off, uint64_t need, bool load)
     w.stats.chunks_read++;
   }
   if (c.index == index && in + need <= kRoom) {
-    if (in + need > c.filled && c.filled == std::min(kWindowChunk, end - start)) {
+    if (in + need > c.filled && c.filled >= std::min(kWindowChunk, end - start)) {
       // A record that runs on past the chunk's end (or a header that does): the rest of it,
       // and a page more, so that its header and its body take one read.
       uint64_t to = std::min({kRoom, end - start, std::max(in + need, c.filled + 4096)});
@@ -145,7 +145,8 @@ const uint8_t* PerfDataReader::BytesSlow(uint64_t off, uint64_t need, bool load)
   }
   // Beyond the window, or a read that failed: the mapping has the same bytes.
   w.stats.from_mapping++;
-  w.mapped_since_release = true;
+  w.mapped_from = std::min(w.mapped_from, off);
+  w.mapped_to = std::max(w.mapped_to, off + need);
   return data_ + off;
 }
 
@@ -155,6 +156,17 @@ void PerfDataReader::ReleasePages() const {
   // Decompressed records are not in the file's pages: the passes follow those.
   if (mapped_ && !decompressed())
     madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+  if (window_) {
+    // The ring's buffers too: between passes (a report draws its views after its last) they
+    // hold nothing a pass needs. The next pass allocates them again.
+    for (WindowChunk& c : window_->chunks) {
+      c.bytes.reset();
+      c.index = UINT64_MAX;
+      c.filled = 0;
+    }
+    window_->mapped_from = UINT64_MAX;
+    window_->mapped_to = 0;
+  }
 }
 
 namespace {
@@ -181,10 +193,22 @@ void PerfDataReader::ReleasePages(uint64_t from, uint64_t to) const {
   if (!mapped_ || decompressed())
     return;
   if (window_) {
-    // Only records read again from beyond the window were mapped.
-    if (!window_->mapped_since_release)
+    // The pass read [from, to) through the window. What it took from the mapping instead
+    // (records read again from behind the ring, stragglers queued ahead of it) is released
+    // whole, wherever it is: a page dropped while still in use maps again from the page cache.
+    // A fault maps the pages around it too (fault-around, 64 KiB by default and at most a page
+    // table's 2 MiB): the stretch released is rounded out to that.
+    Window& w = *window_;
+    if (w.mapped_from >= w.mapped_to)
       return;
-    window_->mapped_since_release = false;
+    constexpr uint64_t kFaultAround = uint64_t{2} << 20;
+    const uint64_t start = w.mapped_from / kFaultAround * kFaultAround;
+    const uint64_t end =
+        std::min(size_, (w.mapped_to + kFaultAround - 1) / kFaultAround * kFaultAround);
+    w.mapped_from = UINT64_MAX;
+    w.mapped_to = 0;
+    madvise(const_cast<uint8_t*>(base_) + start, end - start, MADV_DONTNEED);
+    return;
   }
   auto [off, len] = WholePages(from, to, size_);
   if (len > 0)

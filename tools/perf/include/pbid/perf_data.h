@@ -143,6 +143,8 @@ struct Features {
 // version (VersionString(), where perf puts its own version).
 Features HostFeatures();
 
+// One thread at a time: a reader's passes and RecordAt share its window (a cache of the file's
+// bytes), const as they are.
 class PerfDataReader {
  public:
   // Maps the file read-only and validates it. Errors name the field and its file offset.
@@ -188,8 +190,8 @@ class PerfDataReader {
   // in file order. Each record's header is checked before f sees it: its size, and the payload
   // that AUXTRACE and TRACING_DATA records carry after it.
   // Returns the first error, the file's or f's; the records before it have been seen.
-  // A view's bytes stay valid while f runs and for a while after (see Window below): a reader
-  // keeps what it needs of a record, not the view. One pass at a time per reader.
+  // A view's bytes are valid until f returns (the window below may take them over for the next
+  // record): a reader keeps what it needs of a record, not the view.
   template <typename F>
   Status ForEachRecord(F&& f) const {
     uint64_t off = data_off_, end = data_off_ + data_size_;
@@ -218,7 +220,7 @@ class PerfDataReader {
     return Ok();
   }
   // The record at `offset`, which ForEachRecord has handed out before: read again, not
-  // checked again.
+  // checked again. Valid until the callback of the pass that asks returns.
   RecordView RecordAt(uint64_t offset) const;
 
   // Lets the kernel take back every page of a mapped file. They stay readable: the next
@@ -241,6 +243,10 @@ class PerfDataReader {
         : reader_(reader), from_(reader.data_off_), pos_(reader.data_off_) {
       reader_.MapAhead(pos_);
     }
+    // The pass is over: what it left resident goes too.
+    ~PageReleaser() { reader_.ReleasePages(from_, pos_); }
+    PageReleaser(const PageReleaser&) = delete;
+    PageReleaser& operator=(const PageReleaser&) = delete;
     void Read(uint64_t bytes) {
       pos_ += bytes;
       if (pos_ - from_ >= kReleasePagesEvery) {
@@ -363,7 +369,9 @@ class PerfDataReader {
     int fd = -1;
     WindowChunk chunks[kWindowChunks];
     WindowStats stats;
-    bool mapped_since_release = false;  // a record was taken from the mapping
+    // The file offsets taken from the mapping since the last release ([from, to), empty when
+    // from >= to).
+    uint64_t mapped_from = UINT64_MAX, mapped_to = 0;
   };
   // Mutable: the reader's passes are const, and the window only caches the file's bytes.
   mutable std::unique_ptr<Window> window_;
