@@ -432,8 +432,8 @@ Result<const Libarchive*> LoadLibarchive() {
       const char* why = dlerror();
       return Error::Of(ErrorKind::kIo, "libarchive",
                        std::string(why != nullptr ? why : "libarchive.so.13: dlopen failed") +
-                           " (install libarchive13 to write a tarball, or archive to a "
-                           "directory)");
+                           " (install libarchive13, libarchive13t64 on Debian 13, to write "
+                           "a tarball, or archive to a directory)");
     }
     static Libarchive lib;
     const char* missing = nullptr;
