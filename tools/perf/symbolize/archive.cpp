@@ -4,7 +4,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +16,9 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <type_traits>
 
 #include "debug_locator.h"
+#include "loaded_library.h"
 #include "pbid/elf_build_id.h"
 
 namespace pbid {
@@ -397,11 +396,9 @@ Result<ArchiveSummary> ArchiveModules(const SymbolizerOptions& options, const st
 
 namespace {
 
-// libarchive and what it links (libxml2, ICU, lz4, acl) cost every run of
-// every command about 4 ms and 2 MB at start, and only a tarball needs them: it is loaded
-// here, as libdebuginfod is (debuginfod_client.cpp). libarchive 3's soname is
-// libarchive.so.13; the header's declarations type the entry points, so that a changed
-// signature fails to build.
+// libarchive and what it links (libxml2, ICU, lz4, acl) cost every run of every command about
+// 4 ms and 1.5 MB at start, and only a tarball needs them: it is loaded here (LoadedLibrary).
+// libarchive 3's soname is libarchive.so.13.
 static_assert(ARCHIVE_VERSION_NUMBER / 1000000 == 3, "libarchive 3 is libarchive.so.13");
 constexpr const char kLibarchiveSoname[] = "libarchive.so.13";
 
@@ -425,43 +422,32 @@ struct Libarchive {
 };
 
 Result<const Libarchive*> LoadLibarchive() {
-  // Once per process, failure included; the library stays loaded.
+  // Once per process, failure included.
   static const Result<const Libarchive*> loaded = []() -> Result<const Libarchive*> {
-    void* handle = dlopen(kLibarchiveSoname, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      return Error::Of(ErrorKind::kIo, "libarchive",
-                       std::string(why != nullptr ? why : "libarchive.so.13: dlopen failed") +
-                           " (install libarchive13, libarchive13t64 on Debian 13, to write "
-                           "a tarball, or archive to a directory)");
-    }
+    auto so = LoadedLibrary::Open(kLibarchiveSoname, "libarchive",
+                                  "install libarchive13, libarchive13t64 on Debian 13, to write "
+                                  "a tarball, or archive to a directory");
+    if (!so.ok())
+      return so.error();
     static Libarchive lib;
-    const char* missing = nullptr;
-    auto bind = [&](auto* fn, const char* name) {
-      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(handle, name));
-      if (*fn == nullptr && missing == nullptr)
-        missing = name;
-    };
-    bind(&lib.error_string, "archive_error_string");
-    bind(&lib.entry_new, "archive_entry_new");
-    bind(&lib.entry_free, "archive_entry_free");
-    bind(&lib.entry_set_pathname, "archive_entry_set_pathname");
-    bind(&lib.entry_set_size, "archive_entry_set_size");
-    bind(&lib.entry_set_filetype, "archive_entry_set_filetype");
-    bind(&lib.entry_set_perm, "archive_entry_set_perm");
-    bind(&lib.entry_set_mtime, "archive_entry_set_mtime");
-    bind(&lib.write_new, "archive_write_new");
-    bind(&lib.write_free, "archive_write_free");
-    bind(&lib.write_set_format_pax_restricted, "archive_write_set_format_pax_restricted");
-    bind(&lib.write_add_filter_zstd, "archive_write_add_filter_zstd");
-    bind(&lib.write_open_filename, "archive_write_open_filename");
-    bind(&lib.write_header, "archive_write_header");
-    bind(&lib.write_data, "archive_write_data");
-    bind(&lib.write_close, "archive_write_close");
-    if (missing != nullptr) {
-      return Error::Of(ErrorKind::kIo, "libarchive",
-                       std::string(kLibarchiveSoname) + " has no " + missing);
-    }
+    so->Bind(&lib.error_string, "archive_error_string");
+    so->Bind(&lib.entry_new, "archive_entry_new");
+    so->Bind(&lib.entry_free, "archive_entry_free");
+    so->Bind(&lib.entry_set_pathname, "archive_entry_set_pathname");
+    so->Bind(&lib.entry_set_size, "archive_entry_set_size");
+    so->Bind(&lib.entry_set_filetype, "archive_entry_set_filetype");
+    so->Bind(&lib.entry_set_perm, "archive_entry_set_perm");
+    so->Bind(&lib.entry_set_mtime, "archive_entry_set_mtime");
+    so->Bind(&lib.write_new, "archive_write_new");
+    so->Bind(&lib.write_free, "archive_write_free");
+    so->Bind(&lib.write_set_format_pax_restricted, "archive_write_set_format_pax_restricted");
+    so->Bind(&lib.write_add_filter_zstd, "archive_write_add_filter_zstd");
+    so->Bind(&lib.write_open_filename, "archive_write_open_filename");
+    so->Bind(&lib.write_header, "archive_write_header");
+    so->Bind(&lib.write_data, "archive_write_data");
+    so->Bind(&lib.write_close, "archive_write_close");
+    if (Status st = so->Done(); !st.ok())
+      return st.error();
     return &lib;
   }();
   return loaded;

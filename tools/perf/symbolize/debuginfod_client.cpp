@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "debuginfod_client.h"
 
-#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
-#include <type_traits>
+
+#include "loaded_library.h"
 
 namespace pbid {
 
@@ -31,32 +31,21 @@ struct DebuginfodClient::Library {
 Result<const DebuginfodClient::Library*> DebuginfodClient::Load() {
   // Once per process, failure included. The library stays loaded: clients come and go.
   static const Result<const Library*> loaded = []() -> Result<const Library*> {
-    void* handle = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      // dlerror() names the file. The way out: install it, or ask no server.
-      return Error::Of(ErrorKind::kIo, "debuginfod",
-                       std::string(why != nullptr ? why : DEBUGINFOD_SONAME ": dlopen failed") +
-                           " (install libdebuginfod1, or ask no debuginfod server)");
-    }
+    // dlerror() names the file. The way out: install it, or ask no server.
+    auto so = LoadedLibrary::Open(DEBUGINFOD_SONAME, "debuginfod",
+                                  "install libdebuginfod1, or ask no debuginfod server");
+    if (!so.ok())
+      return so.error();
     static Library lib;
-    const char* missing = nullptr;
-    auto bind = [&](auto* fn, const char* name) {
-      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(handle, name));
-      if (*fn == nullptr && missing == nullptr)
-        missing = name;
-    };
-    bind(&lib.begin, "debuginfod_begin");
-    bind(&lib.end, "debuginfod_end");
-    bind(&lib.find_debuginfo, "debuginfod_find_debuginfo");
-    bind(&lib.find_executable, "debuginfod_find_executable");
-    bind(&lib.set_progressfn, "debuginfod_set_progressfn");
-    bind(&lib.set_user_data, "debuginfod_set_user_data");
-    bind(&lib.get_user_data, "debuginfod_get_user_data");
-    if (missing != nullptr) {
-      return Error::Of(ErrorKind::kIo, "debuginfod",
-                       std::string(DEBUGINFOD_SONAME " has no ") + missing);
-    }
+    so->Bind(&lib.begin, "debuginfod_begin");
+    so->Bind(&lib.end, "debuginfod_end");
+    so->Bind(&lib.find_debuginfo, "debuginfod_find_debuginfo");
+    so->Bind(&lib.find_executable, "debuginfod_find_executable");
+    so->Bind(&lib.set_progressfn, "debuginfod_set_progressfn");
+    so->Bind(&lib.set_user_data, "debuginfod_set_user_data");
+    so->Bind(&lib.get_user_data, "debuginfod_get_user_data");
+    if (Status st = so->Done(); !st.ok())
+      return st.error();
     return &lib;
   }();
   return loaded;
