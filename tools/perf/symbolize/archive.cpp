@@ -102,13 +102,16 @@ Result<uint64_t> CopyFd(int src, const std::string& src_name, const std::string&
     st = Error::Sys(tmp, errno, "cannot write");
   // A file written to while it was copied gives a copy of neither version (its note may
   // still be the old one): the same size, modification and change times before and after,
-  // and every byte of that size read.
+  // and every byte of that size read. The change time may move with the links alone: a
+  // short-lived process deleting its file, or renaming another over it, while the file is
+  // copied from the descriptor held, changes no byte of it.
   struct stat after;
   if (st.ok() && (fstat(src, &after) != 0 || after.st_size != before.st_size ||
                   after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
                   after.st_mtim.tv_nsec != before.st_mtim.tv_nsec ||
-                  after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
-                  after.st_ctim.tv_nsec != before.st_ctim.tv_nsec ||
+                  ((after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+                    after.st_ctim.tv_nsec != before.st_ctim.tv_nsec) &&
+                   after.st_nlink == before.st_nlink) ||
                   total != static_cast<uint64_t>(before.st_size))) {
     st = Error(src_name, "changed while it was copied");
   }
