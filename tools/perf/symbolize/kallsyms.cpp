@@ -38,7 +38,7 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
   std::string last_module;
   // Kernels built with function padding (x86 since 6.2) list __pfx_NAME, the padding before
   // NAME, right before NAME: nearly half of the text symbols. NAME is then kept as the end of
-  // the __pfx_ name, which saves a fifth of the names' bytes. pfx_name is that end (offset and
+  // the __pfx_ name, which saves two fifths of the names' bytes. pfx_name is that end (offset and
   // length in names_), while the next symbol may still be NAME.
   constexpr std::string_view kPfx = "__pfx_";
   std::pair<uint32_t, uint32_t> pfx_name{0, 0};
