@@ -48,6 +48,27 @@ step() {
 	fi
 }
 
+# A full disk fails most steps at once, each with its own confusing error (a truncated .deb, a
+# linker error, a guest that cannot write its log): say it once, before anything runs. A warm
+# check grows the clone's build/ to about 4 GiB and writes about 1 GiB to the cache and to
+# $TMPDIR; a cold cache grows to about 20 GiB.
+CHECK_MIN_FREE_GB=${CHECK_MIN_FREE_GB:-8}
+low_space=0 seen=" "
+for dir in "$PWD" "$CACHE" "${TMPDIR:-/tmp}"; do
+	read -r avail mnt < <(df -Pk -- "$dir" | awk 'NR == 2 { print $4, $6 }')
+	case $seen in *" $mnt "*) continue ;; esac
+	seen="$seen$mnt "
+	if [ "$((avail / 1024 / 1024))" -lt "$CHECK_MIN_FREE_GB" ]; then
+		echo "check: $((avail / 1024)) MiB free on $mnt (holding $dir), under the" \
+			"$CHECK_MIN_FREE_GB GiB a check needs (CHECK_MIN_FREE_GB)" >&2
+		low_space=1
+	fi
+done
+if [ "$low_space" != 0 ]; then
+	echo "check: nothing run; free some space first" >&2
+	exit 2
+fi
+
 step "perf-buildid unit and interop tests" make --no-print-directory unit-test
 step "install-deps: Debian 11 apt sources derived from sample configurations" \
 	scripts/tests/debian-sources-test.sh
