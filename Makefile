@@ -101,7 +101,7 @@ abi-check: deps
 	@$(LAB)/abi-check.sh lab && $(LAB)/abi-check.sh debian
 
 # The same checks on the series without its __GENKSYMS__ guard: both must fail (not in check:
-# an incremental kernel build and a Debian-config object build, about 6 min).
+# an incremental kernel build and a Debian-config object build, about 10 min).
 abi-check-negative: deps
 	@$(LAB)/abi-check.sh --no-guard lab && $(LAB)/abi-check.sh --no-guard debian
 
