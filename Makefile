@@ -147,7 +147,7 @@ CTEST_JOBS ?= 2
 unit-test: perf-buildid
 	@cd $(BUILD)/perf && ctest -j$(CTEST_JOBS) --output-on-failure  # not --test-dir: cmake 3.18 lacks it
 
-.PHONY: asan-test fuzz-build fuzz fuzz-smoke
+.PHONY: asan-test tsan-test fuzz-build fuzz fuzz-smoke
 
 # The unit tests once more, built by GCC with ASan and UBSan (build/asan; its binaries stay
 # out of build/bin), but for those labelled other-programs (tools/perf/tests/CMakeLists.txt):
@@ -165,6 +165,20 @@ asan-test: deps
 # combining them with -Werror); libstdc++'s <regex> trips it, so that warning is off here.
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -Wno-maybe-uninitialized
+
+# The tests of the reader's read-ahead thread (the reader's and the session's), built with
+# ThreadSanitizer in build/tsan: a pass handing buffers to and from the thread must show no data
+# race. Not in check: 1 min 37 s the first time (ccache warm from other builds), 22 s warm.
+# Run it after changing the reader's window.
+TSAN_TESTS := perf_data_test session_test
+tsan-test: deps
+	@$(CCACHE_ENV) cmake -S tools/perf -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_CXX_FLAGS="-fsanitize=thread -Wno-maybe-uninitialized" \
+		-DCMAKE_C_FLAGS="-fsanitize=thread" -DPBID_BIN_DIR=$(BUILD)/tsan/bin \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+	@$(CCACHE_ENV) cmake --build $(BUILD)/tsan -j2 --target $(TSAN_TESTS)
+	@set -e; for t in $(TSAN_TESTS); do \
+		TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/tests/$$t --gtest_brief=1; done
 
 # libFuzzer targets (clang-14, ASan, UBSan) in build/fuzz. `make fuzz` runs each target for
 # FUZZ_SECONDS on the seed corpus in tools/perf/fuzz/corpus; fuzz-smoke (in check) runs each

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -802,6 +803,83 @@ TEST(PerfDataTest, TheWindowReadsWhatTheFileHolds) {
     EXPECT_EQ(walked.chunks_read, again.chunks_read);  // reading again reads no chunk
     EXPECT_GT(again.from_mapping, from_file.size() / 2);
   }
+}
+
+// The read-ahead thread reads the chunk after the one a pass has loaded; the pass takes its
+// buffer. What the pass sees must be the file's bytes however the two meet: the thread done
+// before the pass asks (the pass pauses at each new chunk here, long enough for a copy of
+// 128 KiB on a loaded machine), or not (the second pass, which does not pause).
+TEST(PerfDataTest, TheReadAheadHandsOverTheFilesBytes) {
+  constexpr uint64_t kChunk = PerfDataReader::kWindowChunk;
+  EventAttr a = Attr({1});
+  a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  std::mt19937_64 rng(3);
+  std::vector<RecordBytes> recs;
+  recs.push_back(*BuildMmap2(ExeMmap2("/bin/exe", 1), PERF_RECORD_MISC_USER, &a));
+  uint64_t bytes = recs.back().size();
+  for (uint64_t t = 2; bytes < 3 * PerfDataReader::kWindowChunks * kChunk; t++) {
+    SampleRecord smp;
+    smp.cpumode = PERF_RECORD_MISC_USER;
+    smp.ip = 0x400100;
+    smp.period = 1;
+    smp.sample_id.pid = smp.sample_id.tid = 10;
+    smp.sample_id.id = 1;
+    smp.sample_id.time = t;
+    std::vector<uint64_t> chain(rng() % 600, 0x400000 + t);  // each a different chain
+    recs.push_back(*BuildSample(smp, chain, a));
+    bytes += recs.back().size();
+  }
+  std::vector<uint8_t> image = HandBuiltFile(a, recs, false);
+  std::string path = TempPath("read-ahead.data");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
+  }
+  auto file = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(file.ok()) << file.error().ToString();
+  const PerfDataReader& r = **file;
+  const uint64_t data = r.data_offset();
+  uint64_t chunks = 0;  // those a record starts in: a pass reads each once
+
+  auto walk = [&](bool pause) {
+    size_t n = 0;
+    uint64_t chunk = UINT64_MAX;
+    chunks = 0;
+    Status st = r.ForEachRecord([&](const RecordView& v) {
+      EXPECT_LT(n, recs.size());
+      if (n < recs.size()) {
+        EXPECT_EQ(recs[n].size(), v.header.size) << v.offset;
+        EXPECT_TRUE(std::equal(recs[n].begin(), recs[n].end(), v.data)) << v.offset;
+      }
+      n++;
+      if ((v.offset - data) / kChunk != chunk) {
+        chunk = (v.offset - data) / kChunk;
+        chunks++;
+        if (pause)
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      return Ok();
+    });
+    EXPECT_TRUE(st.ok()) << st.error().ToString();
+    EXPECT_EQ(recs.size(), n);
+  };
+  walk(true);
+  PerfDataReader::WindowStats first = *r.window_stats();
+  EXPECT_EQ(chunks, first.chunks_read);
+  // The first two chunks are the pass's own; the thread starts with the third.
+  EXPECT_GT(chunks, 16u);
+  EXPECT_GE(first.chunks_read_ahead, (chunks - 2) * 3 / 4) << "of " << chunks;
+  EXPECT_EQ(0u, first.from_mapping);
+
+  // A second pass, as a report's survey and replay are: the thread's last chunk was dropped
+  // with the ring, and the pass starts over from the first chunk.
+  r.ReleasePages();
+  walk(false);
+  PerfDataReader::WindowStats second = *r.window_stats();
+  EXPECT_EQ(2 * chunks, second.chunks_read);
+  EXPECT_EQ(0u, second.from_mapping);
 }
 
 // A pipe stream (perf record -o -) of an event with tracepoints carries the tracing data after

@@ -273,7 +273,8 @@ class PerfDataReader {
   // last in it to run on past its end (a record is at most 64 KiB), read when that record is.
   // The ring's 1 MiB is a trade: the replays of the -a -g bench files read at most 0.06% of
   // their records again from beyond it, that of the DWARF file (samples of up to 8 KiB) 17%;
-  // with twice the ring, none, for 1 MB more of a small report's peak.
+  // with twice the ring, none, for 1 MB more of a small report's peak. A thread reads up to
+  // eight chunks ahead of the pass (perf_data_reader.cpp says why), in buffers of its own.
   static constexpr uint64_t kWindowChunkShift = 17;
   static constexpr uint64_t kWindowChunk = uint64_t{1} << kWindowChunkShift;
   static constexpr uint64_t kWindowChunks = 8;  // a power of two
@@ -281,6 +282,7 @@ class PerfDataReader {
   // instead (read again from beyond the window, or a read that failed).
   struct WindowStats {
     uint64_t chunks_read = 0;
+    uint64_t chunks_read_ahead = 0;  // of chunks_read, those the read-ahead thread had read
     uint64_t from_mapping = 0;
   };
   // nullopt when no window serves this reader (bytes in memory, decompressed records).
@@ -365,10 +367,17 @@ class PerfDataReader {
     uint64_t filled = 0;          // bytes read, from the chunk's start
     std::unique_ptr<uint8_t[]> bytes;
   };
+  struct ReadAhead;  // perf_data_reader.cpp
   struct Window {
+    Window();
+    ~Window();  // where ReadAhead is complete
     int fd = -1;
     WindowChunk chunks[kWindowChunks];
     WindowStats stats;
+    // Reads the chunks after the one a pass in file order has just loaded, on a thread of its
+    // own: started by the first pass that reaches the second chunk of a file of more than
+    // three.
+    std::unique_ptr<ReadAhead> ahead;
     // The file offsets taken from the mapping since the last release ([from, to), empty when
     // from >= to).
     uint64_t mapped_from = UINT64_MAX, mapped_to = 0;
