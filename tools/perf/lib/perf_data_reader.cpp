@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -174,13 +175,26 @@ struct PerfDataReader::ReadAhead {
     for (;;) {
       uint64_t index = 0;
       Slot* s = nullptr;
-      cv.wait(lock, [&] { return quit || (awake && (s = NextToRead(&index)) != nullptr); });
+      cv.wait(lock, [&] {
+        if (quit)
+          return true;
+        if (awake && (s = NextToRead(&index)) == nullptr)
+          awake = false;  // nothing (left) to read: the next Advance wakes the thread again
+        return s != nullptr;
+      });
       if (quit)
         return;
+      if (!s->buf) {
+        // Not cleared: only what was read is used. No memory: the pass reads its chunks
+        // itself, as it would without the thread (a bad_alloc here would end the process).
+        s->buf.reset(new (std::nothrow) uint8_t[kChunkRoom]);
+        if (!s->buf) {
+          awake = false;
+          continue;
+        }
+      }
       s->index = index;
       s->reading = true;
-      if (!s->buf)
-        s->buf.reset(new uint8_t[kChunkRoom]);  // not cleared: only what was read is used
       uint8_t* p = s->buf.get();  // the pass takes a slot's buffer only when not reading
       const uint64_t from = off + (index << kWindowChunkShift);
       const uint64_t len = std::min(kWindowChunk, end - from);
@@ -249,6 +263,7 @@ struct PerfDataReader::ReadAhead {
   void Drop() {
     std::unique_lock<std::mutex> lock(mu);
     lo = kNoChunk;
+    awake = false;
     waiting = true;
     cv.wait(lock, [this] {
       for (const Slot& s : slots)
@@ -263,8 +278,13 @@ struct PerfDataReader::ReadAhead {
     }
   }
 
+  // A child forked while the thread ran has no thread, and perhaps a lock held for good: it
+  // must not touch any of this (Usable()), nor join the thread (~PerfDataReader).
+  bool Usable() const { return getpid() == pid; }
+
   const int fd;
   const uint64_t off, end;  // the data section
+  const pid_t pid = getpid();
   std::thread thread;
   std::mutex mu;
   std::condition_variable cv;  // chunks wanted (to the thread), a chunk read (to Take)
@@ -293,6 +313,8 @@ const uint8_t* PerfDataReader::BytesSlow(uint64_t off, uint64_t need, bool load)
   WindowChunk& c = w.chunks[index & (kWindowChunks - 1)];
   if (c.index != index && load) {
     c.index = index;
+    if (w.ahead && !w.ahead->Usable())
+      (void)w.ahead.release();  // a forked child's: see ReadAhead::Usable()
     if (w.ahead && w.ahead->Take(index, &c.bytes, &c.filled)) {
       w.stats.chunks_read_ahead++;
     } else {
@@ -348,6 +370,8 @@ void PerfDataReader::ReleasePages() const {
       c.index = UINT64_MAX;
       c.filled = 0;
     }
+    if (window_->ahead && !window_->ahead->Usable())
+      (void)window_->ahead.release();  // a forked child's: see ReadAhead::Usable()
     if (window_->ahead)
       window_->ahead->Drop();
     window_->mapped_from = UINT64_MAX;
@@ -485,6 +509,8 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd, const
 
 PerfDataReader::~PerfDataReader() {
   if (window_) {
+    if (window_->ahead && !window_->ahead->Usable())
+      (void)window_->ahead.release();  // a forked child's: see ReadAhead::Usable()
     window_->ahead.reset();  // its thread reads fd
     close(window_->fd);
   }
