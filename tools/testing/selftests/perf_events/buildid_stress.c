@@ -158,6 +158,7 @@ static int check_record(const struct perf_event_header *h, void *arg)
 	const bool *asked = arg;
 	struct bid_mmap2 m;
 	char hex[2 * BID_BUILD_ID_MAX + 1];
+	size_t shown;
 	int verdict;
 
 	if (h->type == PERF_RECORD_LOST) {
@@ -182,6 +183,8 @@ static int check_record(const struct perf_event_header *h, void *arg)
 		return 0;
 	atomic_fetch_add(&n_with_id, 1);
 	verdict = classify(m.build_id, m.build_id_size);
+	/* A size past the field (a kernel bug, wrong anyway): only the field's bytes are read. */
+	shown = m.build_id_size < BID_BUILD_ID_MAX ? m.build_id_size : BID_BUILD_ID_MAX;
 	if (verdict == 1)
 		atomic_fetch_add(&n_torn, 1);
 	/*
@@ -190,13 +193,12 @@ static int check_record(const struct perf_event_header *h, void *arg)
 	 * the copy and refuses an all-zero descriptor; upstream does neither, so its count
 	 * says how often that race was won.
 	 */
-	if (verdict == 2 && m.build_id_size && !memcmp(m.build_id, zero_id, m.build_id_size))
+	if (verdict == 2 && shown && !memcmp(m.build_id, zero_id, shown))
 		atomic_fetch_add(&n_zero, 1);
 	if (verdict == 2 && atomic_fetch_add(&n_wrong, 1) < 5) {
 		pthread_mutex_lock(&report_lock);
 		printf("# WRONG build id %s (size %u) in MMAP2 of %s pid %u\n",
-		       bid_hex(m.build_id, m.build_id_size, hex), m.build_id_size, m.filename,
-		       m.pid);
+		       bid_hex(m.build_id, shown, hex), m.build_id_size, m.filename, m.pid);
 		pthread_mutex_unlock(&report_lock);
 	}
 	return 0;
