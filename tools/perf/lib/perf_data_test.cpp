@@ -703,6 +703,32 @@ std::vector<uint8_t> HandBuiltFile(const EventAttr& a, const std::vector<RecordB
   return f.buffer();
 }
 
+// A sample of event 1 by pid 10 at time t, its call chain `frames` copies of `ip`.
+RecordBytes ChainSample(const EventAttr& a, uint64_t t, size_t frames, uint64_t ip, bool swap) {
+  SampleRecord smp;
+  smp.cpumode = PERF_RECORD_MISC_USER;
+  smp.ip = 0x400100;
+  smp.period = 1;
+  smp.sample_id.pid = smp.sample_id.tid = 10;
+  smp.sample_id.id = 1;
+  smp.sample_id.time = t;
+  return *BuildSample(smp, std::vector<uint64_t>(frames, ip), a, swap);
+}
+
+// Opens `image` as a file of its own (unlinked once open), as a window reads it.
+Result<std::unique_ptr<PerfDataReader>> OpenAsFile(const std::vector<uint8_t>& image,
+                                                   const std::string& name) {
+  std::string path = TempPath(name);
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
+  }
+  auto file = PerfDataReader::Open(path);
+  unlink(path.c_str());
+  return file;
+}
+
 // A pass over a file reads it through the window (pread into a ring of chunks), a record read
 // again comes from the ring or, beyond it, from the mapping: every byte as the file holds it,
 // in both byte orders, for records that run on past a chunk's end (samples of up to 64 KiB)
@@ -734,28 +760,13 @@ TEST(PerfDataTest, TheWindowReadsWhatTheFileHolds) {
       } else if (t % 7 == 0) {
         recs.push_back(BuildEmptyRecord(kRecordFinishedRound, swap));
       } else {
-        SampleRecord smp;
-        smp.cpumode = PERF_RECORD_MISC_USER;
-        smp.ip = 0x400100;
-        smp.period = 1;
-        smp.sample_id.pid = smp.sample_id.tid = 10;
-        smp.sample_id.id = 1;
-        smp.sample_id.time = t;
         // Up to the largest record: 8 bytes a frame, a header.size of at most 65535.
-        std::vector<uint64_t> chain(rng() % 8100, 0x400100 + t);
-        recs.push_back(*BuildSample(smp, chain, a, swap));
+        recs.push_back(ChainSample(a, t, rng() % 8100, 0x400100 + t, swap));
       }
       bytes += recs.back().size();
     }
     std::vector<uint8_t> image = HandBuiltFile(a, recs, swap);
-    std::string path = TempPath("window.data");
-    {
-      std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(image.data()),
-                static_cast<std::streamsize>(image.size()));
-    }
-    auto file = PerfDataReader::Open(path);
-    unlink(path.c_str());
+    auto file = OpenAsFile(image, "window.data");
     ASSERT_TRUE(file.ok()) << file.error().ToString();
     auto memory = PerfDataReader::FromBytes(image);
     ASSERT_TRUE(memory.ok()) << memory.error().ToString();
@@ -819,26 +830,10 @@ TEST(PerfDataTest, TheReadAheadHandsOverTheFilesBytes) {
   recs.push_back(*BuildMmap2(ExeMmap2("/bin/exe", 1), PERF_RECORD_MISC_USER, &a));
   uint64_t bytes = recs.back().size();
   for (uint64_t t = 2; bytes < 3 * PerfDataReader::kWindowChunks * kChunk; t++) {
-    SampleRecord smp;
-    smp.cpumode = PERF_RECORD_MISC_USER;
-    smp.ip = 0x400100;
-    smp.period = 1;
-    smp.sample_id.pid = smp.sample_id.tid = 10;
-    smp.sample_id.id = 1;
-    smp.sample_id.time = t;
-    std::vector<uint64_t> chain(rng() % 600, 0x400000 + t);  // each a different chain
-    recs.push_back(*BuildSample(smp, chain, a));
+    recs.push_back(ChainSample(a, t, rng() % 600, 0x400000 + t, false));  // each different
     bytes += recs.back().size();
   }
-  std::vector<uint8_t> image = HandBuiltFile(a, recs, false);
-  std::string path = TempPath("read-ahead.data");
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(image.data()),
-              static_cast<std::streamsize>(image.size()));
-  }
-  auto file = PerfDataReader::Open(path);
-  unlink(path.c_str());
+  auto file = OpenAsFile(HandBuiltFile(a, recs, false), "read-ahead.data");
   ASSERT_TRUE(file.ok()) << file.error().ToString();
   const PerfDataReader& r = **file;
   const uint64_t data = r.data_offset();
