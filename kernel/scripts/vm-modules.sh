@@ -22,10 +22,17 @@ for t in perf readelf debugfs; do
 done
 "$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
 imgdir=$(image_dir)
-# External modules are built in the kernel's object tree, which must be the image's.
+# External modules are built in the kernel's object tree, which must be the image's. A build of
+# another series in the same tree (make abi-check-negative, a mutation run) leaves it another
+# kernel's: the image is then built again there, incrementally, and ccache has its objects.
 obj=$CACHE/build/$K_NAME
-cmp -s "$obj/vmlinux" "$imgdir/vmlinux" ||
-	die "$obj is not the tree of $imgdir: remove $imgdir and build $kname again"
+if ! cmp -s "$obj/vmlinux" "$imgdir/vmlinux"; then
+	progress "vm-modules $kname" "$obj holds another series' build: building $kname there again"
+	rm -f "$imgdir/.done"
+	"$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
+	cmp -s "$obj/vmlinux" "$imgdir/vmlinux" ||
+		die "$obj is not the tree of $imgdir after building $kname again"
+fi
 rm -rf "$work"
 mkdir -p "$work/payload" "$work/disk" "$work/modules"
 cp "$tests/modules/Kbuild" "$tests/modules"/*.[ch] "$work/modules/"
