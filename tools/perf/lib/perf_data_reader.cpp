@@ -148,24 +148,26 @@ struct PerfDataReader::ReadAhead {
     std::unique_ptr<uint8_t[]> buf;
   };
 
+  bool Held(uint64_t index) const {
+    for (const Slot& s : slots)
+      if (s.index == index)
+        return true;
+    return false;
+  }
+
   // A chunk of [lo, hi] that no slot holds, and a slot to read it into (one that holds none
   // of them); nullptr when there is none.
   Slot* NextToRead(uint64_t* index) {
     if (lo == kNoChunk)
       return nullptr;
     for (uint64_t i = lo; i <= hi; i++) {
-      bool held = false;
-      Slot* free_slot = nullptr;
-      for (Slot& s : slots) {
-        if (s.index == i)
-          held = true;
-        else if (!s.reading && (s.index == kNoChunk || s.index < lo || s.index > hi))
-          free_slot = &s;
-      }
-      if (!held) {
-        *index = i;
-        return free_slot;
-      }
+      if (Held(i))
+        continue;
+      *index = i;
+      for (Slot& s : slots)
+        if (!s.reading && (s.index == kNoChunk || s.index < lo || s.index > hi))
+          return &s;
+      return nullptr;
     }
     return nullptr;
   }
@@ -179,7 +181,7 @@ struct PerfDataReader::ReadAhead {
         if (quit)
           return true;
         if (awake && (s = NextToRead(&index)) == nullptr)
-          awake = false;  // nothing (left) to read: the next Advance wakes the thread again
+          awake = false;  // all read ahead: asleep until Advance finds half of them taken
         return s != nullptr;
       });
       if (quit)
@@ -205,9 +207,6 @@ struct PerfDataReader::ReadAhead {
       s->reading = false;
       if (waiting)
         cv.notify_all();  // a Take that waits for this chunk
-      uint64_t unused;
-      if (!NextToRead(&unused))
-        awake = false;  // all read ahead: sleep until half are taken
     }
   }
 
@@ -224,12 +223,8 @@ struct PerfDataReader::ReadAhead {
     if (awake)
       return;
     uint64_t missing = 0;
-    for (uint64_t i = lo; i <= hi; i++) {
-      bool held = false;
-      for (const Slot& s : slots)
-        held = held || s.index == i;
-      missing += !held;
-    }
+    for (uint64_t i = lo; i <= hi; i++)
+      missing += !Held(i);
     // Half the slots free, or the next chunk not there (a pass that jumped).
     if (missing >= kSlots / 2 || missing == hi - lo + 1) {
       awake = true;
@@ -295,6 +290,18 @@ struct PerfDataReader::ReadAhead {
   Slot slots[kSlots];
 };
 
+namespace {
+
+// A child forked while the read-ahead thread ran lets go of it untouched (ReadAhead::Usable()):
+// it is leaked, neither joined nor locked.
+template <typename Ahead>
+void LetGoIfForked(std::unique_ptr<Ahead>& ahead) {
+  if (ahead && !ahead->Usable())
+    (void)ahead.release();
+}
+
+}  // namespace
+
 PerfDataReader::Window::Window() = default;
 PerfDataReader::Window::~Window() = default;
 
@@ -313,8 +320,7 @@ const uint8_t* PerfDataReader::BytesSlow(uint64_t off, uint64_t need, bool load)
   WindowChunk& c = w.chunks[index & (kWindowChunks - 1)];
   if (c.index != index && load) {
     c.index = index;
-    if (w.ahead && !w.ahead->Usable())
-      (void)w.ahead.release();  // a forked child's: see ReadAhead::Usable()
+    LetGoIfForked(w.ahead);
     if (w.ahead && w.ahead->Take(index, &c.bytes, &c.filled)) {
       w.stats.chunks_read_ahead++;
     } else {
@@ -370,8 +376,7 @@ void PerfDataReader::ReleasePages() const {
       c.index = UINT64_MAX;
       c.filled = 0;
     }
-    if (window_->ahead && !window_->ahead->Usable())
-      (void)window_->ahead.release();  // a forked child's: see ReadAhead::Usable()
+    LetGoIfForked(window_->ahead);
     if (window_->ahead)
       window_->ahead->Drop();
     window_->mapped_from = UINT64_MAX;
@@ -509,8 +514,7 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::FromStream(int fd, const
 
 PerfDataReader::~PerfDataReader() {
   if (window_) {
-    if (window_->ahead && !window_->ahead->Usable())
-      (void)window_->ahead.release();  // a forked child's: see ReadAhead::Usable()
+    LetGoIfForked(window_->ahead);
     window_->ahead.reset();  // its thread reads fd
     close(window_->fd);
   }
