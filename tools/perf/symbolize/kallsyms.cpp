@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 namespace pbid {
@@ -40,7 +41,6 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
   // NAME, right before NAME: nearly half of the text symbols. NAME is then kept as the end of
   // the __pfx_ name, which saves two fifths of the names' bytes. pfx_name is that end (offset and
   // length in names_), while the next symbol may still be NAME.
-  constexpr std::string_view kPfx = "__pfx_";
   std::pair<uint32_t, uint32_t> pfx_name{0, 0};
   uint64_t lineno = 0;
   bool any_nonzero = false;
@@ -110,7 +110,7 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
       // Only code: data symbols would name samples that cannot be in data.
       if (type != 't' && type != 'T' && type != 'w' && type != 'W')
         continue;
-      if (name_end - name_start > UINT16_MAX || k.modules_.size() >= UINT16_MAX)
+      if (name_end - name_start > 0x7fff || k.modules_.size() >= UINT16_MAX)
         return bad();
       if (!module.empty() && module != last_module) {
         k.modules_.emplace_back(static_cast<uint32_t>(k.names_.size()),
@@ -119,11 +119,22 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
         last_module.assign(module);
       }
       const std::string_view name = line.substr(name_start, name_end - name_start);
+      const uint16_t module_index = static_cast<uint16_t>(module.empty() ? 0 : k.modules_.size());
       uint32_t name_at = static_cast<uint32_t>(k.names_.size());
       const auto [pfx_at, pfx_len] = pfx_name;
       pfx_name = {0, 0};
       if (pfx_len != 0 && name == std::string_view(k.names_).substr(pfx_at, pfx_len)) {
         name_at = pfx_at;
+        // The padding's entry becomes NAME's, when the padding is as long as the others.
+        Packed& pfx = k.symbols_.back();
+        const uint64_t size = addr - pfx.addr;
+        if (k.pfx_size_ == 0 && size != 0 && size <= kMaxPadding)
+          k.pfx_size_ = size;
+        if (size == k.pfx_size_ && pfx.module == module_index) {
+          pfx = {addr, name_at, static_cast<uint16_t>(name.size()), 1, module_index};
+          k.padded_++;
+          continue;
+        }
       } else {
         k.names_.append(name);
         if (name.size() > kPfx.size() && name.compare(0, kPfx.size(), kPfx) == 0) {
@@ -131,8 +142,7 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
                       static_cast<uint32_t>(name.size() - kPfx.size())};
         }
       }
-      k.symbols_.push_back({addr, name_at, static_cast<uint16_t>(name.size()),
-                            static_cast<uint16_t>(module.empty() ? 0 : k.modules_.size())});
+      k.symbols_.push_back({addr, name_at, static_cast<uint16_t>(name.size()), 0, module_index});
     }
     // The partial line to the front of buf; a line longer than buf is not kallsyms.
     if (pos == 0 && have == kBuf) {
@@ -151,9 +161,29 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
   return k;
 }
 
+Kallsyms::Symbol Kallsyms::Named(const Packed& p, bool padding) const {
+  const std::string_view all(names_);
+  Symbol s;
+  s.addr = padding ? p.addr - pfx_size_ : p.addr;
+  s.name = padding ? all.substr(p.name - kPfx.size(), p.name_len + kPfx.size())
+                   : all.substr(p.name, p.name_len);
+  if (p.module != 0)
+    s.module = all.substr(modules_[p.module - 1].first, modules_[p.module - 1].second);
+  return s;
+}
+
 std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
                              [](uint64_t a, const Packed& s) { return a < s.addr; });
+  // In the padding of a function above addr: the highest padding that starts at or below
+  // addr, unless a symbol between its start and addr is closer.
+  const Packed* pad = nullptr;
+  for (auto p = it; p != symbols_.end() && p->addr - addr <= pfx_size_; ++p) {
+    if (p->padded)
+      pad = &*p;
+  }
+  if (pad != nullptr && (it == symbols_.begin() || std::prev(it)->addr <= pad->addr - pfx_size_))
+    return Named(*pad, true);
   if (it == symbols_.begin())
     return std::nullopt;
   --it;
@@ -161,20 +191,19 @@ std::optional<Kallsyms::Symbol> Kallsyms::Lookup(uint64_t addr) const {
   // and the modules', past the last module), not in it.
   if (addr - it->addr >= kMaxSymbolSize)
     return std::nullopt;
-  const std::string_view all(names_);
-  Symbol s;
-  s.addr = it->addr;
-  s.name = all.substr(it->name, it->name_len);
-  if (it->module != 0)
-    s.module = all.substr(modules_[it->module - 1].first, modules_[it->module - 1].second);
-  return s;
+  return Named(*it, false);
 }
 
 std::optional<uint64_t> Kallsyms::Address(std::string_view name) const {
   const std::string_view all(names_);
+  const bool pfx = name.size() > kPfx.size() && name.substr(0, kPfx.size()) == kPfx;
   for (const Packed& s : symbols_) {
-    if (s.module == 0 && all.substr(s.name, s.name_len) == name)
+    if (s.module != 0)
+      continue;
+    if (all.substr(s.name, s.name_len) == name)
       return s.addr;
+    if (pfx && s.padded && all.substr(s.name, s.name_len) == name.substr(kPfx.size()))
+      return s.addr - pfx_size_;
   }
   return std::nullopt;
 }

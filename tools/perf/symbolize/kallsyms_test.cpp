@@ -72,6 +72,42 @@ TEST(KallsymsTest, APaddedFunctionsNameIsKeptOnce) {
   EXPECT_EQ(once, k->name_bytes());
 }
 
+// A padding is no entry of its own, but names what it named: below its function, unless a
+// symbol lies inside it (listed out of order), or an alias of the function was listed before
+// its padding. One of another length stays an entry. Its __pfx_ name has an address.
+TEST(KallsymsTest, APaddingNamesWhatItNamedWithoutAnEntry) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp,
+                                "ffffffff81000000 T _stext\n"
+                                "ffffffff810000f0 t __pfx_a\n"
+                                "ffffffff81000100 t a\n"
+                                "ffffffff810001f8 t inside\n"
+                                "ffffffff810001f0 t __pfx_b\n"
+                                "ffffffff81000200 t b\n"
+                                "ffffffff81000300 t alias_of_c\n"
+                                "ffffffff810002f0 t __pfx_c\n"
+                                "ffffffff81000300 t c\n"
+                                "ffffffff810003e0 t __pfx_longer\n"
+                                "ffffffff81000400 t longer\n"));
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  EXPECT_EQ(11u, k->size());
+  EXPECT_EQ("_stext", k->Lookup(0xffffffff810000ef)->name);
+  EXPECT_EQ("__pfx_a", k->Lookup(0xffffffff810000f0)->name);
+  EXPECT_EQ(0xffffffff810000f0u, k->Lookup(0xffffffff810000ff)->addr);
+  EXPECT_EQ("a", k->Lookup(0xffffffff81000100)->name);
+  EXPECT_EQ("__pfx_b", k->Lookup(0xffffffff810001f0)->name);
+  EXPECT_EQ("__pfx_b", k->Lookup(0xffffffff810001f7)->name);
+  EXPECT_EQ("inside", k->Lookup(0xffffffff810001f8)->name);
+  EXPECT_EQ("inside", k->Lookup(0xffffffff810001ff)->name);
+  EXPECT_EQ("__pfx_c", k->Lookup(0xffffffff810002f4)->name);
+  EXPECT_EQ("c", k->Lookup(0xffffffff81000300)->name);
+  EXPECT_EQ("__pfx_longer", k->Lookup(0xffffffff810003e0)->name);
+  EXPECT_EQ("longer", k->Lookup(0xffffffff81000400)->name);
+  EXPECT_EQ(0xffffffff810001f0u, k->Address("__pfx_b").value_or(0));
+  EXPECT_EQ(0xffffffff81000200u, k->Address("b").value_or(0));
+  EXPECT_EQ(0xffffffff810003e0u, k->Address("__pfx_longer").value_or(0));
+}
+
 TEST(KallsymsTest, AddressOfACoreKernelTextSymbol) {
   TempDir tmp;
   auto k = Kallsyms::Load(Write(tmp,

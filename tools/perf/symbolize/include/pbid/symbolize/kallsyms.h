@@ -30,7 +30,7 @@ class Kallsyms {
   static Result<Kallsyms> Load(const std::string& path = "/proc/kallsyms");
 
   bool usable() const { return !symbols_.empty(); }
-  size_t size() const { return symbols_.size(); }
+  size_t size() const { return symbols_.size() + padded_; }  // text symbols, __pfx_ ones too
   // The bytes the symbols' and modules' names take.
   size_t name_bytes() const { return names_.size(); }
 
@@ -49,16 +49,24 @@ class Kallsyms {
  private:
   // A kernel has over 120,000 text symbols, and reading them is most of a small report's
   // memory and time: 16 bytes each, their names one after another in names_ (a name that ends
-  // the __pfx_ name before it not again).
+  // the __pfx_ name before it not again). A function's padding, __pfx_NAME right before NAME
+  // (nearly half of a padded kernel's symbols), is not an entry of its own: NAME's entry says
+  // that the padding comes before it, pfx_size_ bytes long.
   struct Packed {
     uint64_t addr;
-    uint32_t name;      // offset in names_
-    uint16_t name_len;  // kallsyms names are at most 512 bytes
-    uint16_t module;    // 0: the core kernel; else modules_[module - 1]
+    uint32_t name;           // offset in names_; a padded one's is its __pfx_ name's end
+    uint16_t name_len : 15;  // kallsyms names are at most 512 bytes
+    uint16_t padded : 1;     // __pfx_NAME is at addr - pfx_size_
+    uint16_t module;         // 0: the core kernel; else modules_[module - 1]
   };
+  static constexpr std::string_view kPfx = "__pfx_";
+  static constexpr uint64_t kMaxPadding = 256;  // x86's CONFIG_FUNCTION_PADDING_BYTES: 16 to 64
+  Symbol Named(const Packed& p, bool padding) const;
   std::string names_;
   std::vector<std::pair<uint32_t, uint32_t>> modules_;  // offset and length in names_
   std::vector<Packed> symbols_;                         // sorted by addr
+  size_t padded_ = 0;                                   // entries with a padding before them
+  uint64_t pfx_size_ = 0;  // how far __pfx_NAME is below NAME: the kernel's padding
 };
 
 }  // namespace pbid
