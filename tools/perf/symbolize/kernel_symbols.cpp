@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <system_error>
 
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
@@ -15,6 +16,23 @@ namespace pbid {
 KernelSymbols::KernelSymbols(const PerfDataReader& reader, Symbolizer& symbolizer,
                              std::string kallsyms_path)
     : reader_(reader), symbolizer_(symbolizer), kallsyms_path_(std::move(kallsyms_path)) {}
+
+void KernelSymbols::Prefetch() {
+  if (decided_ || prefetched_.valid())
+    return;
+  try {
+    prefetched_ = std::async(std::launch::async, Kallsyms::Load,
+                             kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
+  } catch (const std::system_error&) {
+    // No thread to be had: LoadKallsyms reads the file when it is needed.
+  }
+}
+
+Result<Kallsyms> KernelSymbols::LoadKallsyms() {
+  if (prefetched_.valid())
+    return prefetched_.get();
+  return Kallsyms::Load(kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
+}
 
 // kallsyms is only trusted for the kernel that was recorded: the same build ID, or, when the
 // file has none, the same release.
@@ -53,7 +71,7 @@ void KernelSymbols::Decide(const Mapping* km) {
           (ks.ok() ? " has no addresses" : " unreadable (" + ks.error().ToString() + ")");
     }
   }
-  auto ks = Kallsyms::Load(kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
+  auto ks = LoadKallsyms();
   if (!ks.ok()) {
     note_ = "kallsyms unreadable (" + ks.error().ToString() + ")" + unusable_copy;
     return;

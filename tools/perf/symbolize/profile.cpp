@@ -65,31 +65,94 @@ uint32_t* Profile::Reserve(size_t n, uint32_t* first) {
   return blocks_[*first / kBlock].get() + *first % kBlock;
 }
 
+std::pair<uint32_t, bool> Profile::Intern(size_t ev, const ProfileStack& s,
+                                          const std::vector<uint32_t>& frames, uint32_t index) {
+  EventProfile& e = events_[ev];
+  const uint32_t depth = static_cast<uint32_t>(frames.size());
+  auto same = [&](uint32_t i) {
+    const ProfileStack& x = e.stacks[i];
+    return x.pid == s.pid && x.comm == s.comm && x.self == s.self && x.depth == depth &&
+           std::equal(frames.begin(), frames.end(), StackFrames(x));
+  };
+  return stack_ids_[ev].Insert(HashStack(static_cast<uint32_t>(ev), s.pid, s.comm, s.self, frames),
+                               index, same);
+}
+
 uint32_t Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<uint32_t>& frames,
                       uint32_t self, uint64_t samples, uint64_t period) {
   EventProfile& e = events_[ev];
   if (stack_ids_.size() < events_.size())
     stack_ids_.resize(events_.size());
-  const uint32_t depth = static_cast<uint32_t>(frames.size());
-  auto same = [&](uint32_t i) {
-    const ProfileStack& x = e.stacks[i];
-    return x.pid == pid && x.comm == comm && x.self == self && x.depth == depth &&
-           std::equal(frames.begin(), frames.end(), StackFrames(x));
-  };
-  auto [index, added] =
-      stack_ids_[ev].Insert(HashStack(static_cast<uint32_t>(ev), pid, comm, self, frames),
-                            static_cast<uint32_t>(e.stacks.size()), same);
+  ProfileStack s;
+  s.pid = pid;
+  s.comm = comm;
+  s.self = self;
+  s.depth = static_cast<uint32_t>(frames.size());
+  auto [index, added] = Intern(ev, s, frames, static_cast<uint32_t>(e.stacks.size()));
   if (added) {
-    ProfileStack s;
-    s.pid = pid;
-    s.comm = comm;
-    s.self = self;
-    s.depth = depth;
     std::copy(frames.begin(), frames.end(), Reserve(frames.size(), &s.first));
     e.stacks.push_back(s);
   }
   AddTo(ev, index, samples, period);
   return index;
+}
+
+void Profile::ReplaceFrames(const std::unordered_map<uint32_t, std::vector<uint32_t>>& by) {
+  std::vector<const std::vector<uint32_t>*> to(frames_.size(), nullptr);
+  bool any = false, grows = false;
+  for (const auto& [f, list] : by) {
+    if (f < to.size() && !list.empty()) {
+      to[f] = &list;
+      any = true;
+      grows = grows || list.size() > 1;
+    }
+  }
+  if (!any)
+    return;
+  // Frames replaced one for one are rewritten where they are. A stack that grows is written
+  // into new blocks, and the old ones go at the end; only inlined frames make one grow.
+  std::vector<std::unique_ptr<uint32_t[]>> old_blocks;
+  if (grows) {
+    old_blocks.swap(blocks_);
+    used_ = 0;
+  }
+  if (stack_ids_.size() < events_.size())
+    stack_ids_.resize(events_.size());
+  std::vector<uint32_t> frames;
+  for (size_t ev = 0; ev < events_.size(); ev++) {
+    EventProfile& e = events_[ev];
+    // The stacks are interned again, in their order: a stack equal to one before it is added
+    // to that one, the others move down into the room the merged ones leave.
+    stack_ids_[ev] = IdTable();
+    stack_ids_[ev].Reserve(e.stacks.size());
+    uint32_t kept = 0;
+    for (size_t i = 0; i < e.stacks.size(); i++) {
+      ProfileStack s = e.stacks[i];
+      const uint32_t* from =
+          grows ? old_blocks[s.first / kBlock].get() + s.first % kBlock : StackFrames(s);
+      frames.clear();
+      for (uint32_t d = 0; d < s.depth; d++) {
+        if (const std::vector<uint32_t>* list = to[from[d]])
+          frames.insert(frames.end(), list->begin(), list->end());
+        else
+          frames.push_back(from[d]);
+      }
+      if (const std::vector<uint32_t>* list = to[s.self])
+        s.self = list->back();
+      s.depth = static_cast<uint32_t>(frames.size());
+      auto [index, added] = Intern(ev, s, frames, kept);
+      if (!added) {
+        e.stacks[index].samples += s.samples;
+        e.stacks[index].period += s.period;
+        continue;
+      }
+      uint32_t* at = grows ? Reserve(frames.size(), &s.first)
+                           : blocks_[s.first / kBlock].get() + s.first % kBlock;
+      std::copy(frames.begin(), frames.end(), at);
+      e.stacks[kept++] = s;
+    }
+    e.stacks.resize(kept);
+  }
 }
 
 }  // namespace pbid

@@ -6,6 +6,8 @@
 #include <deque>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "pbid/build_id.h"
 #include "pbid/events.h"
@@ -96,7 +98,17 @@ struct Report::Impl {
     uint32_t first = 0, count = 0;  // in named_frames
     uint64_t location = 0;
     FlatCount flat;
+    const Mapping* map = nullptr;  // the kernel mapping of ip when it was sampled (the session's)
   };
+  // Kernel addresses are named after the replay, which kallsyms is read beside
+  // (KernelSymbols::Prefetch): each has a frame of its own until then, which NameKernel
+  // replaces by its named frames, merging the stacks that then become equal. Not for pprof,
+  // whose locations are written as the samples come.
+  bool name_kernel_later = false;
+  // The frames of kernel address k: appended to named_frames; k.count says how many.
+  void NameKernel(KernelFrame& k);
+  // After the replay: names every kernel address that stood in the profile unnamed.
+  void NameKernelFrames();
   std::deque<KernelFrame> kernel_frames;
   IdTable kernel_ids;
   // The frames of every named address, user and kernel.
@@ -308,30 +320,18 @@ void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
       kernel_frames.emplace_back();
       KernelFrame& k = kernel_frames.back();
       k.ip = ip;
-      k.first = static_cast<uint32_t>(named_frames.size());
-      const Mapping* km = session->Find(-1, ip, true);
-      KernelSymbols::Named n = kernel->Lookup(km, ip, detail);
-      if (n.frames.empty()) {
-        // No trustworthy kernel symbols: one [kernel] frame; pprof keeps the addresses.
+      k.map = session->Find(-1, ip, true);
+      if (name_kernel_later) {
+        // Its own frame for now: no name has the kernel's dso kNoName.
         ProfileFrame f;
-        f.dso = profile.names().Id("[kernel]");
-        f.symbol = f.dso;
+        f.dso = ProfileFrame::kNoName;
+        f.address = ip;
         f.kind = FrameKind::kKernel;
-        named_frames.push_back(profile.FrameId(f));
+        k.first = static_cast<uint32_t>(named_frames.size());
         k.count = 1;
+        named_frames.push_back(profile.FrameId(f));
       } else {
-        uint32_t dso = profile.names().Id(
-            n.module.empty() ? std::string(kKernelDsoName) : "[" + n.module + "]");
-        k.count = Frames(n.frames, dso, FrameKind::kKernel);
-      }
-      if (pprof) {
-        uint64_t mid = 0;
-        if (km != nullptr) {
-          mid = pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
-                                   km->build_id ? km->build_id->ToHex() : "",
-                                   km->build_id ? "gnu" : ""});
-        }
-        k.location = pprof->AddLocation(mid, ip, n.frames);
+        NameKernel(k);
       }
     }
     last_kernel_ip = ip;
@@ -349,6 +349,48 @@ void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
   }
   if (pprof)
     locs.push_back(k.location);
+}
+
+void Report::Impl::NameKernel(KernelFrame& k) {
+  k.first = static_cast<uint32_t>(named_frames.size());
+  KernelSymbols::Named n = kernel->Lookup(k.map, k.ip, detail);
+  if (n.frames.empty()) {
+    // No trustworthy kernel symbols: one [kernel] frame; pprof keeps the addresses.
+    ProfileFrame f;
+    f.dso = profile.names().Id("[kernel]");
+    f.symbol = f.dso;
+    f.kind = FrameKind::kKernel;
+    named_frames.push_back(profile.FrameId(f));
+    k.count = 1;
+  } else {
+    uint32_t dso =
+        profile.names().Id(n.module.empty() ? std::string(kKernelDsoName) : "[" + n.module + "]");
+    k.count = Frames(n.frames, dso, FrameKind::kKernel);
+  }
+  if (pprof) {
+    const Mapping* km = k.map;
+    uint64_t mid = 0;
+    if (km != nullptr) {
+      mid =
+          pprof->AddMapping({km->start, km->end, km->pgoff, km->path,
+                             km->build_id ? km->build_id->ToHex() : "", km->build_id ? "gnu" : ""});
+    }
+    k.location = pprof->AddLocation(mid, k.ip, n.frames);
+  }
+}
+
+void Report::Impl::NameKernelFrames() {
+  if (!name_kernel_later)
+    return;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> named;
+  named.reserve(kernel_frames.size());
+  for (KernelFrame& k : kernel_frames) {
+    const uint32_t stand_in = named_frames[k.first];
+    NameKernel(k);
+    auto from = named_frames.begin() + k.first;
+    named[stand_in].assign(from, from + k.count);
+  }
+  profile.ReplaceFrames(named);
 }
 
 void Report::Impl::AddUnmapped(uint64_t ip, bool leaf) {
@@ -559,6 +601,14 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     im.pprof->AddComment("perf-buildid report");
   }
 
+  // kallsyms is read beside the replay when samples may be in the kernel, and kernel addresses
+  // are named after it.
+  im.name_kernel_later = !im.pprof;
+  if (im.name_kernel_later && std::any_of(attrs.begin(), attrs.end(), [](const EventAttr& a) {
+        return !a.attr.exclude_kernel;
+      }))
+    im.kernel->Prefetch();
+
   // Debuginfod is asked for every module with samples at once, concurrently and within its
   // budget, rather than one module at a time as samples reach them: that needs the modules
   // first, from a pass over the records. Modules only in callchains are asked for as they come,
@@ -604,6 +654,7 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   if (!failed.ok())
     return failed.error();
   im.AddFlatCounts();
+  im.NameKernelFrames();
   // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
   // overruns, a count of events, not of samples.
   cov.lost = im.session->stats().lost_samples;

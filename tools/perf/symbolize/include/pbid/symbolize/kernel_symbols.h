@@ -19,6 +19,7 @@
 #define PBID_SYMBOLIZE_KERNEL_SYMBOLS_H_
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,12 @@ class KernelSymbols {
     std::vector<SourceFrame> frames;  // innermost first; empty when nothing named the address
   };
 
+  // Starts reading the kallsyms file the first Lookup is likely to want (the one given, else
+  // /proc/kallsyms) on a thread of its own: some 35 ms of the kernel formatting 190,000
+  // symbols, which a report that names kernel addresses after its replay spends beside the
+  // replay. Lookup takes the table from there. Without a thread, Lookup reads it itself.
+  void Prefetch();
+
   // Names ip. kernel_map is the kernel mapping that holds ip (nullptr when none is known). The
   // source is decided at the first call, when the recorded kernel's mapping is known.
   Named Lookup(const Mapping* kernel_map, uint64_t ip, SymbolDetail detail);
@@ -57,6 +64,8 @@ class KernelSymbols {
   static bool IsModule(const Mapping& km);
   static std::string ModuleName(const std::string& path);
   void Decide(const Mapping* kernel_map);
+  // The given kallsyms file, else /proc/kallsyms: as Prefetch read it, or read now.
+  Result<Kallsyms> LoadKallsyms();
   std::optional<int64_t> KaslrShift(const Mapping& km);
   static bool IsHostImage(const Mapping& km);
   // What to add to a recorded address of the kernel image to find it in kallsyms: the running
@@ -69,6 +78,7 @@ class KernelSymbols {
   std::string kallsyms_path_;
   bool decided_ = false;
   std::optional<Kallsyms> kallsyms_;
+  std::future<Result<Kallsyms>> prefetched_;  // valid from Prefetch until LoadKallsyms
   bool from_copy_ = false;                 // kallsyms_ is a kept copy, not the running kernel's
   std::optional<int64_t> kallsyms_delta_;  // known once the image's mapping was looked up in
   std::map<std::string, bool> module_as_recorded_;            // by "name@start"

@@ -114,6 +114,13 @@ class Profile {
     kept.period += period;
   }
 
+  // Gives frames that stood in for others their real frames, once known (report names kernel
+  // addresses after the replay, while kallsyms is read beside it): in every stack, a frame f
+  // with a non-empty by[f] becomes those frames (leaf first), and a stack whose self is f gets
+  // the last of them. Stacks that become equal are merged into the first of them, the order of
+  // the others kept: the profile is then the one the real frames would have built.
+  void ReplaceFrames(const std::unordered_map<uint32_t, std::vector<uint32_t>>& by);
+
   std::vector<EventProfile>& events() { return events_; }
   const std::vector<EventProfile>& events() const { return events_; }
   const uint32_t* StackFrames(const ProfileStack& s) const {
@@ -124,6 +131,11 @@ class Profile {
   static uint32_t HashFrame(const ProfileFrame& f);
   static uint32_t HashStack(uint32_t ev, int32_t pid, uint32_t comm, uint32_t self,
                             const std::vector<uint32_t>& frames);
+  // The index of the stack of event ev equal to s (pid, comm, self) with these frames, else
+  // `index`, added: (the index, whether it was added). Added, a stack is stored at `index`
+  // of the event's stacks, which the caller has made room for.
+  std::pair<uint32_t, bool> Intern(size_t ev, const ProfileStack& s,
+                                   const std::vector<uint32_t>& frames, uint32_t index);
 
   NameTable names_;
   std::deque<ProfileFrame> frames_;  // a deque: growing never holds two copies
