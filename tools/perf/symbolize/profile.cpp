@@ -97,18 +97,21 @@ uint32_t Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<u
   return index;
 }
 
-void Profile::ReplaceFrames(const std::unordered_map<uint32_t, std::vector<uint32_t>>& by) {
-  std::vector<const std::vector<uint32_t>*> to(frames_.size(), nullptr);
+void Profile::ReplaceFrames(const Replacements& r) {
+  // Each frame's entry in r, found by its id: kNone for the frames that stay.
+  std::vector<uint32_t> entry(frames_.size(), IdTable::kNone);
   bool any = false, grows = false;
-  for (const auto& [f, list] : by) {
-    if (f < to.size() && !list.empty()) {
-      to[f] = &list;
+  for (size_t i = 0; i < r.frames.size(); i++) {
+    const uint32_t first = i == 0 ? 0 : r.ends[i - 1], n = r.ends[i] - first;
+    if (r.frames[i] < entry.size() && n != 0) {
+      entry[r.frames[i]] = static_cast<uint32_t>(i);
       any = true;
-      grows = grows || list.size() > 1;
+      grows = grows || n > 1;
     }
   }
   if (!any)
     return;
+  auto first_of = [&](uint32_t i) { return i == 0 ? 0 : r.ends[i - 1]; };
   // Frames replaced one for one are rewritten where they are. A stack that grows is written
   // into new blocks, and the old ones go at the end; only inlined frames make one grow.
   std::vector<std::unique_ptr<uint32_t[]>> old_blocks;
@@ -132,13 +135,14 @@ void Profile::ReplaceFrames(const std::unordered_map<uint32_t, std::vector<uint3
           grows ? old_blocks[s.first / kBlock].get() + s.first % kBlock : StackFrames(s);
       frames.clear();
       for (uint32_t d = 0; d < s.depth; d++) {
-        if (const std::vector<uint32_t>* list = to[from[d]])
-          frames.insert(frames.end(), list->begin(), list->end());
-        else
+        const uint32_t i = entry[from[d]];
+        if (i == IdTable::kNone)
           frames.push_back(from[d]);
+        else
+          frames.insert(frames.end(), r.by.begin() + first_of(i), r.by.begin() + r.ends[i]);
       }
-      if (const std::vector<uint32_t>* list = to[s.self])
-        s.self = list->back();
+      if (const uint32_t i = entry[s.self]; i != IdTable::kNone)
+        s.self = r.by[r.ends[i] - 1];
       s.depth = static_cast<uint32_t>(frames.size());
       auto [index, added] = Intern(ev, s, frames, kept);
       if (!added) {

@@ -50,7 +50,10 @@ TEST_F(ProfileTest, ReplacedFramesMergeTheStacksTheyMakeEqual) {
   profile_.Add(0, 0, comm_, {other, main}, other, 1, 10);
   profile_.Add(0, 0, comm_, {x2, main}, x2, 3, 30);
   profile_.Add(0, 0, comm_, {main}, main, 4, 40);
-  profile_.ReplaceFrames({{x1, {f}}, {x2, {f}}});
+  Profile::Replacements r;
+  r.Add(x1, {f});
+  r.Add(x2, {f});
+  profile_.ReplaceFrames(r);
   EXPECT_EQ((std::vector<std::string>{"app:f,main self f=5/50", "app:y,main self y=1/10",
                                       "app:main self main=4/40"}),
             Stacks(profile_));
@@ -69,7 +72,10 @@ TEST_F(ProfileTest, ReplacedFramesMayGrowAStack) {
   profile_.Add(0, 0, comm_, {x1, main}, x1, 1, 1);
   profile_.Add(0, 0, comm_, {main, x2}, main, 1, 1);
   profile_.Add(0, 0, comm_, {x2, main}, x2, 1, 1);
-  profile_.ReplaceFrames({{x1, {inl, f}}, {x2, {inl, f}}});
+  Profile::Replacements r;
+  r.Add(x1, {inl, f});
+  r.Add(x2, {inl, f});
+  profile_.ReplaceFrames(r);
   EXPECT_EQ((std::vector<std::string>{"app:inlined,f,main self f=2/2",
                                       "app:main,inlined,f self main=1/1"}),
             Stacks(profile_));

@@ -6,7 +6,6 @@
 #include <deque>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "pbid/build_id.h"
@@ -135,7 +134,9 @@ struct Report::Impl {
   // entry in events.
   void Start();
   std::vector<EventProfile> events;
-  // Forgets the caches of addresses, which only the building needs.
+  // Forgets the caches of addresses, which only the building needs: of user addresses, which
+  // only the replay needs, or all of them.
+  void DropUserCaches();
   void DropCaches();
 
   // OnSample's, kept to spare allocations per sample.
@@ -165,17 +166,21 @@ void Report::Impl::Start() {
   DropCaches();
 }
 
-void Report::Impl::DropCaches() {
+void Report::Impl::DropUserCaches() {
   std::deque<SymEntry>().swap(syms);
   sym_ids = IdTable();
   std::deque<Symbolization>().swap(sym_sources);
+  std::vector<uint32_t>().swap(dso_names);
+  std::vector<std::vector<uint32_t>>().swap(flat_stacks);
+}
+
+void Report::Impl::DropCaches() {
+  DropUserCaches();
   std::deque<KernelFrame>().swap(kernel_frames);
   kernel_ids = IdTable();
   last_kernel_ip = 0;
   last_kernel = nullptr;
   std::deque<uint32_t>().swap(named_frames);
-  std::vector<uint32_t>().swap(dso_names);
-  std::vector<std::vector<uint32_t>>().swap(flat_stacks);
 }
 
 void Report::Impl::AddFlatCounts() {
@@ -382,13 +387,14 @@ void Report::Impl::NameKernel(KernelFrame& k) {
 void Report::Impl::NameKernelFrames() {
   if (!name_kernel_later)
     return;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> named;
-  named.reserve(kernel_frames.size());
+  Profile::Replacements named;
+  std::vector<uint32_t> with;
   for (KernelFrame& k : kernel_frames) {
     const uint32_t stand_in = named_frames[k.first];
     NameKernel(k);
     auto from = named_frames.begin() + k.first;
-    named[stand_in].assign(from, from + k.count);
+    with.assign(from, from + k.count);
+    named.Add(stand_in, with);
   }
   profile.ReplaceFrames(named);
 }
@@ -654,7 +660,6 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   if (!failed.ok())
     return failed.error();
   im.AddFlatCounts();
-  im.NameKernelFrames();
   // perf's "Total Lost Samples" counts LOST_SAMPLES only; LOST records are ring-buffer
   // overruns, a count of events, not of samples.
   cov.lost = im.session->stats().lost_samples;
@@ -664,6 +669,13 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
     for (size_t i = 0; i < kUnwindStops; i++)
       cov.unwind_stops[i] = u.by_stop[i];
   }
+  // Naming the kernel's addresses adds to the profile at its largest: what only the replay of
+  // user addresses needed goes first (the file's buffers, the unwinder, the caches of user
+  // addresses). The session stays: the kernel's mappings are its.
+  reader.ReleasePages();
+  im.unwinder.reset();
+  im.DropUserCaches();
+  im.NameKernelFrames();
   cov.kallsyms_used = im.kernel->kallsyms_used();
   cov.kallsyms_note = im.kernel->note();
   if (im.pprof && last_time > first_time) {
@@ -671,15 +683,13 @@ Result<std::unique_ptr<Report>> Report::Build(const PerfDataReader& reader,
   }
   rep->symbol_coverage_ = im.symbolizer->Coverage();
   // What only the building needed goes before the views are drawn, so that their memory and
-  // this do not add up: the replay, the open modules and their symbol tables, kallsyms, the
-  // caches of addresses (pprof keeps its own copy of what it needs), and the file's pages.
-  im.unwinder.reset();
+  // this do not add up: the replay, the open modules and their symbol tables, kallsyms, and
+  // the caches of addresses (pprof keeps its own copy of what it needs).
   im.kernel.reset();
   im.symbolizer.reset();
   im.session.reset();
   im.DropCaches();
   std::vector<EventProfile>().swap(im.events);
-  reader.ReleasePages();
   return rep;
 }
 

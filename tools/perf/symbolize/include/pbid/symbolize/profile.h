@@ -114,12 +114,24 @@ class Profile {
     kept.period += period;
   }
 
-  // Gives frames that stood in for others their real frames, once known (report names kernel
-  // addresses after the replay, while kallsyms is read beside it): in every stack, a frame f
-  // with a non-empty by[f] becomes those frames (leaf first), and a stack whose self is f gets
-  // the last of them. Stacks that become equal are merged into the first of them, the order of
-  // the others kept: the profile is then the one the real frames would have built.
-  void ReplaceFrames(const std::unordered_map<uint32_t, std::vector<uint32_t>>& by);
+  // Frames that stood in for others, each with the frames that replace it (leaf first), one
+  // list after another: a few bytes per frame, for the thousands a report replaces.
+  struct Replacements {
+    std::vector<uint32_t> frames;  // the stand-ins
+    std::vector<uint32_t> ends;    // frames[i] is replaced by by[ends[i - 1] (0), ends[i])
+    std::vector<uint32_t> by;
+    void Add(uint32_t frame, const std::vector<uint32_t>& with) {
+      frames.push_back(frame);
+      by.insert(by.end(), with.begin(), with.end());
+      ends.push_back(static_cast<uint32_t>(by.size()));
+    }
+  };
+  // Gives the stand-ins their real frames, once known (report names kernel addresses after the
+  // replay, while kallsyms is read beside it): in every stack, a stand-in becomes its frames,
+  // and a stack whose self is one gets the last of them. Stacks that become equal are merged
+  // into the first of them, the order of the others kept: the profile is then the one the real
+  // frames would have built. A stand-in with no frames stays as it is.
+  void ReplaceFrames(const Replacements& r);
 
   std::vector<EventProfile>& events() { return events_; }
   const std::vector<EventProfile>& events() const { return events_; }
