@@ -125,16 +125,6 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
       pfx_name = {0, 0};
       if (pfx_len != 0 && name == std::string_view(k.names_).substr(pfx_at, pfx_len)) {
         name_at = pfx_at;
-        // The padding's entry becomes NAME's, when the padding is as long as the others.
-        Packed& pfx = k.symbols_.back();
-        const uint64_t size = addr - pfx.addr;
-        if (k.pfx_size_ == 0 && size != 0 && size <= kMaxPadding)
-          k.pfx_size_ = size;
-        if (size == k.pfx_size_ && pfx.module == module_index) {
-          pfx = {addr, name_at, static_cast<uint16_t>(name.size()), 1, module_index};
-          k.padded_++;
-          continue;
-        }
       } else {
         k.names_.append(name);
         if (name.size() > kPfx.size() && name.compare(0, kPfx.size(), kPfx) == 0) {
@@ -158,7 +148,41 @@ Result<Kallsyms> Kallsyms::Load(const std::string& path) {
   auto by_addr = [](const Packed& a, const Packed& b) { return a.addr < b.addr; };
   if (!std::is_sorted(k.symbols_.begin(), k.symbols_.end(), by_addr))
     std::stable_sort(k.symbols_.begin(), k.symbols_.end(), by_addr);
+  k.MergePaddings();
   return k;
+}
+
+// A padding merges into the function right after it in address order, whose name ends its
+// __pfx_ name (as NAME's bytes are then the end of __pfx_NAME's): nothing lies between the two,
+// and what lies at the padding's address sorts before it, so that a lookup finds what the
+// table with both entries found. The kernel pads every function alike: paddings of another
+// length stay entries.
+void Kallsyms::MergePaddings() {
+  const std::string_view all(names_);
+  size_t kept = 0;
+  for (size_t i = 0; i < symbols_.size(); i++) {
+    const Packed p = symbols_[i];
+    if (i + 1 < symbols_.size() && p.name_len > kPfx.size() &&
+        all.substr(p.name, kPfx.size()) == kPfx) {
+      const Packed& f = symbols_[i + 1];
+      const uint64_t size = f.addr - p.addr;
+      if (pfx_size_ == 0 && size != 0 && size <= kMaxPadding)
+        pfx_size_ = size;
+      if (size != 0 && size == pfx_size_ && f.module == p.module &&
+          all.substr(f.name, f.name_len) == all.substr(p.name + kPfx.size(), f.name_len) &&
+          f.name_len == p.name_len - kPfx.size()) {
+        symbols_[kept++] = {f.addr, static_cast<uint32_t>(p.name + kPfx.size()), f.name_len, 1,
+                            f.module};
+        padded_++;
+        i++;
+        continue;
+      }
+    }
+    symbols_[kept++] = p;
+  }
+  symbols_.resize(kept);
+  // The table reserved room for a large kernel's symbols: what the merged ones freed goes.
+  symbols_.shrink_to_fit();
 }
 
 Kallsyms::Symbol Kallsyms::Named(const Packed& p, bool padding) const {

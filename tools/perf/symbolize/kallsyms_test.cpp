@@ -108,6 +108,39 @@ TEST(KallsymsTest, APaddingNamesWhatItNamedWithoutAnEntry) {
   EXPECT_EQ(0xffffffff810003e0u, k->Address("__pfx_longer").value_or(0));
 }
 
+// What lies at a padding's own address answers for it when listed after it, as in a table
+// with both entries; a padding at its function's own address (size 0) is no padding; a
+// module's paddings merge as the core kernel's.
+TEST(KallsymsTest, APaddingMergesOnlyWhereTheLookupIsTheSame) {
+  TempDir tmp;
+  auto k = Kallsyms::Load(Write(tmp,
+                                "ffffffff81000000 T _stext\n"
+                                "ffffffff81000100 t __pfx_z\n"
+                                "ffffffff81000100 t z\n"
+                                "ffffffff810001f0 t __pfx_a\n"
+                                "ffffffff81000200 t a\n"
+                                "ffffffff810001f0 t s\n"
+                                "ffffffff810002f0 t t\n"
+                                "ffffffff810002f0 t __pfx_b\n"
+                                "ffffffff81000300 t b\n"
+                                "ffffffffc00000f0 t __pfx_m\t[mymod]\n"
+                                "ffffffffc0000100 t m\t[mymod]\n"));
+  ASSERT_TRUE(k.ok()) << k.error().ToString();
+  EXPECT_EQ(11u, k->size());
+  EXPECT_EQ("_stext", k->Lookup(0xffffffff810000f0)->name);
+  EXPECT_EQ("z", k->Lookup(0xffffffff81000100)->name);
+  EXPECT_EQ(0xffffffff81000100u, k->Address("__pfx_z").value_or(0));
+  EXPECT_EQ("s", k->Lookup(0xffffffff810001f0)->name);
+  EXPECT_EQ("s", k->Lookup(0xffffffff810001ff)->name);
+  EXPECT_EQ("a", k->Lookup(0xffffffff81000200)->name);
+  EXPECT_EQ("__pfx_b", k->Lookup(0xffffffff810002f0)->name);
+  EXPECT_EQ("__pfx_b", k->Lookup(0xffffffff810002ff)->name);
+  EXPECT_EQ("b", k->Lookup(0xffffffff81000300)->name);
+  EXPECT_EQ("__pfx_m", k->Lookup(0xffffffffc00000f8)->name);
+  EXPECT_EQ("mymod", k->Lookup(0xffffffffc00000f8)->module);
+  EXPECT_EQ("m", k->Lookup(0xffffffffc0000100)->name);
+}
+
 TEST(KallsymsTest, AddressOfACoreKernelTextSymbol) {
   TempDir tmp;
   auto k = Kallsyms::Load(Write(tmp,

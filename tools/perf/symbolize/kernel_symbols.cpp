@@ -4,7 +4,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <system_error>
+#include <exception>
 
 #include "pbid/elf_build_id.h"
 #include "pbid/perf_data.h"
@@ -23,8 +23,8 @@ void KernelSymbols::Prefetch() {
   try {
     prefetched_ = std::async(std::launch::async, Kallsyms::Load,
                              kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
-  } catch (const std::system_error&) {
-    // No thread to be had: LoadKallsyms reads the file when it is needed.
+  } catch (const std::exception&) {
+    // No thread (or no memory for one) to be had: LoadKallsyms reads the file when needed.
   }
 }
 

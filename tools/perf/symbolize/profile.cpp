@@ -135,14 +135,14 @@ void Profile::ReplaceFrames(const Replacements& r) {
           grows ? old_blocks[s.first / kBlock].get() + s.first % kBlock : StackFrames(s);
       frames.clear();
       for (uint32_t d = 0; d < s.depth; d++) {
-        const uint32_t i = entry[from[d]];
-        if (i == IdTable::kNone)
+        const uint32_t e = entry[from[d]];
+        if (e == IdTable::kNone)
           frames.push_back(from[d]);
         else
-          frames.insert(frames.end(), r.by.begin() + first_of(i), r.by.begin() + r.ends[i]);
+          frames.insert(frames.end(), r.by.begin() + first_of(e), r.by.begin() + r.ends[e]);
       }
-      if (const uint32_t i = entry[s.self]; i != IdTable::kNone)
-        s.self = r.by[r.ends[i] - 1];
+      if (const uint32_t e = entry[s.self]; e != IdTable::kNone)
+        s.self = r.by[r.ends[e] - 1];
       s.depth = static_cast<uint32_t>(frames.size());
       auto [index, added] = Intern(ev, s, frames, kept);
       if (!added) {

@@ -81,5 +81,26 @@ TEST_F(ProfileTest, ReplacedFramesMayGrowAStack) {
             Stacks(profile_));
 }
 
+// Every event's stacks are replaced and merged, each apart; a stand-in given no frames stays.
+TEST_F(ProfileTest, ReplacedFramesInEveryEventAndOnlyWhereGiven) {
+  profile_.events().resize(2);
+  const uint32_t x1 = Frame("x@1"), x2 = Frame("x@2"), kept = Frame("kept@3"), f = Frame("f");
+  profile_.Add(0, 0, comm_, {x1}, x1, 1, 1);
+  profile_.Add(0, 0, comm_, {kept}, kept, 1, 1);
+  profile_.Add(1, 0, comm_, {x2}, x2, 2, 2);
+  profile_.Add(1, 0, comm_, {x1}, x1, 3, 3);
+  profile_.Add(0, 0, comm_, {x2}, x2, 4, 4);
+  Profile::Replacements r;
+  r.Add(x1, {f});
+  r.Add(x2, {f});
+  r.Add(kept, {});
+  profile_.ReplaceFrames(r);
+  EXPECT_EQ((std::vector<std::string>{"app:f self f=5/5", "app:kept@3 self kept@3=1/1"}),
+            Stacks(profile_));
+  ASSERT_EQ(1u, profile_.events()[1].stacks.size());
+  EXPECT_EQ(5u, profile_.events()[1].stacks[0].samples);
+  EXPECT_EQ(5u, profile_.events()[1].samples);
+}
+
 }  // namespace
 }  // namespace pbid

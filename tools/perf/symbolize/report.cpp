@@ -100,10 +100,11 @@ struct Report::Impl {
     const Mapping* map = nullptr;  // the kernel mapping of ip when it was sampled (the session's)
   };
   // Kernel addresses are named after the replay, which kallsyms is read beside
-  // (KernelSymbols::Prefetch): each has a frame of its own until then, which NameKernel
+  // (KernelSymbols::Prefetch): each has a frame of its own until then, which NameKernelFrames
   // replaces by its named frames, merging the stacks that then become equal. Not for pprof,
   // whose locations are written as the samples come.
   bool name_kernel_later = false;
+  uint32_t kernel_dso = 0;  // "[kernel.kallsyms]", the stand-ins' dso
   // The frames of kernel address k: appended to named_frames; k.count says how many.
   void NameKernel(KernelFrame& k);
   // After the replay: names every kernel address that stood in the profile unnamed.
@@ -161,6 +162,7 @@ struct Report::Impl {
 void Report::Impl::Start() {
   profile = Profile();
   unknown_dso = profile.names().Id("[unknown]");
+  kernel_dso = profile.names().Id(kKernelDsoName);
   empty_comm = profile.names().Id("");
   profile.events() = events;
   DropCaches();
@@ -327,9 +329,10 @@ void Report::Impl::AddKernel(uint64_t ip, bool leaf) {
       k.ip = ip;
       k.map = session->Find(-1, ip, true);
       if (name_kernel_later) {
-        // Its own frame for now: no name has the kernel's dso kNoName.
+        // Its own frame for now: a kernel frame without a name, which no named address has
+        // (one nothing names is the [kernel] frame).
         ProfileFrame f;
-        f.dso = ProfileFrame::kNoName;
+        f.dso = kernel_dso;
         f.address = ip;
         f.kind = FrameKind::kKernel;
         k.first = static_cast<uint32_t>(named_frames.size());
@@ -392,8 +395,9 @@ void Report::Impl::NameKernelFrames() {
   for (KernelFrame& k : kernel_frames) {
     const uint32_t stand_in = named_frames[k.first];
     NameKernel(k);
-    auto from = named_frames.begin() + k.first;
-    with.assign(from, from + k.count);
+    // Without call chains a stack is the sample's own entry: the function alone.
+    auto from = named_frames.begin() + k.first + (options.callchains ? 0 : k.count - 1);
+    with.assign(from, named_frames.begin() + k.first + k.count);
     named.Add(stand_in, with);
   }
   profile.ReplaceFrames(named);

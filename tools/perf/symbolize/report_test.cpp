@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -311,7 +312,13 @@ class KernelByBuildIdTest : public ::testing::Test {
     ASSERT_EQ(1u, syms_.count("_text"));
     ASSERT_EQ(1u, syms_.count("kfunc_alpha"));
     ASSERT_EQ(1u, syms_.count("kfunc_beta"));
+    data_ = tmp_.path() + "/perf.data";
+    WriteData(data_,
+              {{syms_["kfunc_alpha"] + kKaslr + 4, 30}, {syms_["kfunc_beta"] + kKaslr + 4, 10}});
+  }
 
+  // A recording of the kernel moved by kKaslr: its mapping, then `count` samples at each ip.
+  void WriteData(const std::string& path, const std::vector<std::pair<uint64_t, int>>& samples) {
     perf_event_attr a{};
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_CPU_CLOCK;
@@ -322,8 +329,7 @@ class KernelByBuildIdTest : public ::testing::Test {
     a.sample_id_all = 1;
     a.build_id = 1;
     EventAttr attr{a, {7}, "cpu-clock"};
-    data_ = tmp_.path() + "/perf.data";
-    auto w = PerfDataWriter::Create(data_, {attr});
+    auto w = PerfDataWriter::Create(path, {attr});
     ASSERT_TRUE(w.ok()) << w.error().ToString();
 
     Mmap2Record km;
@@ -338,10 +344,9 @@ class KernelByBuildIdTest : public ::testing::Test {
     km.sample_id.time = 1;
     ASSERT_TRUE((*w)->WriteRecord(BuildMmap2(km, PERF_RECORD_MISC_KERNEL, &attr)).ok());
     uint64_t t = 2;
-    for (const auto& [fn, n] :
-         {std::pair<const char*, int>{"kfunc_alpha", 30}, {"kfunc_beta", 10}}) {
+    for (const auto& [ip, n] : samples) {
       for (int i = 0; i < n; i++)
-        ASSERT_TRUE((*w)->WriteRecord(KernelSample(syms_[fn] + kKaslr + 4, t++, attr)).ok());
+        ASSERT_TRUE((*w)->WriteRecord(KernelSample(ip, t++, attr)).ok());
     }
     Features f;
     f.osrelease = "0.0.0-not-this-kernel";
@@ -381,6 +386,78 @@ TEST_F(KernelByBuildIdTest, VmlinuxFoundByBuildIdNamesKernelSamples) {
   EXPECT_NE(std::string::npos, r.output.find("75.00%")) << r.output;
   EXPECT_NE(std::string::npos, r.output.find("vmlinux with the recorded kernel build ID"))
       << r.output;
+}
+
+// Named after the replay, a kernel address in inlined code has the inlined frame and its
+// function where stacks keep call chains, and the function alone where a stack is the
+// sample's own entry, as naming it at once gave; two such addresses make one stack. The
+// addresses come from binutils' addr2line, not from the code under test.
+TEST_F(KernelByBuildIdTest, InlinedKernelFramesNamedAfterTheReplay) {
+  std::string dir = tmp_.path() + "/debug";
+  ASSERT_FALSE(InstallInBuildIdDir(dir, hex_, vmlinux_, ".debug").empty());
+  CommandResult nm = RunCommand("nm -S " + Quote(vmlinux_));
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(nm.output, m, std::regex(R"(([0-9a-f]+) ([0-9a-f]+) T kfunc_gamma)")))
+      << nm.output;
+  const uint64_t start = std::stoull(m[1], nullptr, 16), size = std::stoull(m[2], nullptr, 16);
+  std::string addrs;
+  for (uint64_t a = start; a < start + size; a++) {
+    char hex[24];
+    snprintf(hex, sizeof(hex), " %" PRIx64, a);
+    addrs += hex;
+  }
+  CommandResult lines = RunCommand("addr2line -a -i -f -e " + Quote(vmlinux_) + addrs);
+  ASSERT_EQ(0, lines.exit_code) << lines.output;
+  // Blocks of "0xADDR", then function and file lines, innermost first.
+  std::vector<uint64_t> inlined;
+  std::istringstream in(lines.output);
+  std::string line, fn;
+  uint64_t at = 0;
+  bool first = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("0x", 0) == 0) {
+      at = std::stoull(line, nullptr, 16);
+      first = true;
+    } else if (first && line.find(':') == std::string::npos) {
+      if (line == "kinline_step")
+        inlined.push_back(at);
+      first = false;
+    }
+  }
+  ASSERT_GE(inlined.size(), 2u) << lines.output;
+  std::string data = tmp_.path() + "/inlined.data";
+  WriteData(data, {{inlined.front() + kKaslr, 3}, {inlined.back() + kKaslr, 2}});
+  auto reader = PerfDataReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  struct Variant {
+    bool callchains, keep;
+  };
+  for (Variant v : {Variant{true, true}, Variant{false, true}, Variant{false, false}}) {
+    SCOPED_TRACE(std::string("callchains ") + (v.callchains ? "on" : "off") + ", pid and comm " +
+                 (v.keep ? "kept" : "not kept"));
+    ReportOptions o;
+    o.symbolizer.build_id_root = tmp_.path() + "/none";
+    o.symbolizer.debug_dirs = {dir};
+    o.symbolizer.use_debuginfod = false;
+    o.inline_frames = true;
+    o.callchains = v.callchains;
+    o.keep_pid = o.keep_comm = v.keep;
+    auto rep = Report::Build(**reader, o);
+    ASSERT_TRUE(rep.ok()) << rep.error().ToString();
+    const Profile& p = (*rep)->profile();
+    ASSERT_EQ(1u, p.events()[0].stacks.size());
+    const ProfileStack& s = p.events()[0].stacks[0];
+    EXPECT_EQ(5u, s.samples);
+    EXPECT_EQ("kfunc_gamma", p.Name(p.Frame(s.self).symbol));
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < s.depth; i++)
+      names.push_back(p.Name(p.Frame(p.StackFrames(s)[i]).symbol));
+    const std::vector<std::string> want =
+        v.callchains ? std::vector<std::string>{"kinline_step", "kfunc_gamma"}
+                     : std::vector<std::string>{"kfunc_gamma"};
+    EXPECT_EQ(want, names);
+  }
 }
 
 // Recorded in an earlier boot of the running kernel: the same build ID, another KASLR offset.

@@ -17,3 +17,14 @@ __attribute__((noinline)) void kfunc_beta(unsigned long n)
 	for (unsigned long i = 0; i < n; i++)
 		fake_sink ^= i;
 }
+
+/* Code inlined into kfunc_gamma: a kernel address named from the vmlinux with two frames. */
+static inline __attribute__((always_inline)) void kinline_step(unsigned long i) {
+  fake_sink += i * 3;
+  fake_sink ^= i >> 1;
+}
+
+__attribute__((noinline)) void kfunc_gamma(unsigned long n) {
+  for (unsigned long i = 0; i < n; i++)
+    kinline_step(i);
+}

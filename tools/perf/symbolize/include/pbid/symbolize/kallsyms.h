@@ -50,8 +50,8 @@ class Kallsyms {
   // A kernel has over 120,000 text symbols, and reading them is most of a small report's
   // memory and time: 16 bytes each, their names one after another in names_ (a name that ends
   // the __pfx_ name before it not again). A function's padding, __pfx_NAME right before NAME
-  // (nearly half of a padded kernel's symbols), is not an entry of its own: NAME's entry says
-  // that the padding comes before it, pfx_size_ bytes long.
+  // (nearly half of a padded kernel's symbols), is not an entry of its own once the table is
+  // sorted: NAME's entry says that the padding comes before it, pfx_size_ bytes long.
   struct Packed {
     uint64_t addr;
     uint32_t name;           // offset in names_; a padded one's is its __pfx_ name's end
@@ -62,6 +62,7 @@ class Kallsyms {
   static constexpr std::string_view kPfx = "__pfx_";
   static constexpr uint64_t kMaxPadding = 256;  // x86's CONFIG_FUNCTION_PADDING_BYTES: 16 to 64
   Symbol Named(const Packed& p, bool padding) const;
+  void MergePaddings();
   std::string names_;
   std::vector<std::pair<uint32_t, uint32_t>> modules_;  // offset and length in names_
   std::vector<Packed> symbols_;                         // sorted by addr
