@@ -21,6 +21,20 @@ bool MaskHas(uint64_t mask, int bit) {
   return bit < kMaxDepthBits && (mask >> bit) & 1;
 }
 
+// Frame lists in the order of their names, frame by frame: what orders equal branches, so
+// that the output depends neither on the order samples came in nor on when a frame was named.
+bool NamesBefore(const Profile& profile, const std::vector<uint32_t>& a,
+                 const std::vector<uint32_t>& b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+    if (a[i] == b[i])
+      continue;
+    const int c = ChainName(profile, a[i]).compare(ChainName(profile, b[i]));
+    if (c != 0)
+      return c < 0;
+  }
+  return a.size() < b.size();
+}
+
 // Twelve columns and the margin: where perf starts a call-graph line.
 void Margin(int margin, FILE* out) {
   fprintf(out, "%*s", 12 + margin, "");
@@ -73,16 +87,17 @@ uint64_t CallTree::ChildrenHit(uint32_t node) const {
 
 // The branches below a node with at least min_hit, heaviest first; equal ones by name, so that
 // the output does not depend on the order samples came in.
-std::vector<CallTree::Branch> CallTree::Children(uint32_t node, uint64_t min_hit) const {
+std::vector<CallTree::Branch> CallTree::Children(const Profile& profile, uint32_t node,
+                                                 uint64_t min_hit) const {
   std::vector<Branch> out;
   for (uint32_t c : nodes_[node].children) {
     if (nodes_[c].cumul >= min_hit)
       out.push_back(BranchFrom(c));
   }
-  std::sort(out.begin(), out.end(), [](const Branch& a, const Branch& b) {
+  std::stable_sort(out.begin(), out.end(), [&](const Branch& a, const Branch& b) {
     if (a.cumul != b.cumul)
       return a.cumul > b.cumul;
-    return a.frames < b.frames;
+    return NamesBefore(profile, a.frames, b.frames);
   });
   return out;
 }
@@ -106,7 +121,7 @@ void CallTree::WriteGraph(const Print& p, FILE* out) const {
   uint64_t min_hit =
       fractal ? static_cast<uint64_t>(std::ceil(static_cast<double>(ChildrenHit(0)) * share))
               : static_cast<uint64_t>(static_cast<double>(p.callchain_total) * share);
-  std::vector<Branch> top = Children(0, min_hit);
+  std::vector<Branch> top = Children(*p.profile, 0, min_hit);
   size_t printed = 0;
   int margin = 0;
   uint32_t from = 0;
@@ -146,7 +161,7 @@ size_t CallTree::GraphLevel(const Print& p, uint32_t node, uint64_t total, int d
   uint64_t min_hit =
       fractal ? static_cast<uint64_t>(std::ceil(static_cast<double>(ChildrenHit(node)) * share))
               : static_cast<uint64_t>(static_cast<double>(p.callchain_total) * share);
-  std::vector<Branch> kids = Children(node, min_hit);
+  std::vector<Branch> kids = Children(*p.profile, node, min_hit);
   size_t lines = 0;
   uint64_t remaining = total;
   uint64_t new_mask = mask;
@@ -215,10 +230,10 @@ void CallTree::WriteEnds(const Print& p, FILE* out) const {
   std::vector<uint32_t> path;
   std::vector<std::pair<std::vector<uint32_t>, Branch>> ends;
   CollectEnds(0, min_hit, path, ends);
-  std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+  std::stable_sort(ends.begin(), ends.end(), [&](const auto& a, const auto& b) {
     if (a.second.hit != b.second.hit)
       return a.second.hit > b.second.hit;
-    return a.first < b.first;
+    return NamesBefore(*p.profile, a.first, b.first);
   });
   unsigned shown = 0;
   for (const auto& [frames, b] : ends) {

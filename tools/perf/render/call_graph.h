@@ -45,7 +45,9 @@ class CallTree {
     uint32_t last = 0;  // the tree node whose children follow the branch
   };
   Branch BranchFrom(uint32_t node) const;
-  std::vector<Branch> Children(uint32_t node, uint64_t min_hit) const;
+  // The branches below node with at least min_hit, heaviest first; equal ones by their
+  // frames' names.
+  std::vector<Branch> Children(const Profile& profile, uint32_t node, uint64_t min_hit) const;
   uint64_t ChildrenHit(uint32_t node) const;
 
   void WriteGraph(const Print& p, FILE* out) const;

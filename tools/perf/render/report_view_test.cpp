@@ -110,6 +110,28 @@ TEST_F(ViewTest, FoldedShowsWhereStacksEnd) {
   EXPECT_NE(std::string::npos, out.find("25.00% main\n")) << out;
 }
 
+// Equal branches come in the order of their names, not of when their frames were made (a
+// report names kernel frames after the replay): zeta's frame is made before alpha's here.
+TEST_F(ViewTest, EqualBranchesInTheOrderOfTheirNames) {
+  const uint32_t zeta = F("zeta"), alpha = F("alpha"), main = F("main");
+  Add({zeta, main}, 50);
+  Add({alpha, main}, 50);
+  ViewOptions o;
+  o.sort_keys = {SortKey::kSym};
+  for (GraphMode mode :
+       {GraphMode::kGraph, GraphMode::kFractal, GraphMode::kFlat, GraphMode::kFolded}) {
+    o.call_graph.mode = mode;
+    std::string out = Render(o);
+    // main's entry: its two callees, alpha first.
+    size_t entry = out.find("[.] main\n");
+    ASSERT_NE(std::string::npos, entry) << out;
+    size_t a = out.find("alpha", entry), z = out.find("zeta", entry);
+    ASSERT_NE(std::string::npos, a) << out;
+    ASSERT_NE(std::string::npos, z) << out;
+    EXPECT_LT(a, z) << out;
+  }
+}
+
 TEST(ViewParseTest, CallGraphSpecs) {
   auto g = ParseCallGraph("fractal,2,5,callee", {});
   ASSERT_TRUE(g.ok()) << g.error().ToString();
