@@ -169,8 +169,8 @@ void Kallsyms::MergePaddings() {
       if (pfx_size_ == 0 && size != 0 && size <= kMaxPadding)
         pfx_size_ = size;
       if (size != 0 && size == pfx_size_ && f.module == p.module &&
-          all.substr(f.name, f.name_len) == all.substr(p.name + kPfx.size(), f.name_len) &&
-          f.name_len == p.name_len - kPfx.size()) {
+          f.name_len == p.name_len - kPfx.size() &&
+          all.substr(f.name, f.name_len) == all.substr(p.name + kPfx.size(), f.name_len)) {
         symbols_[kept++] = {f.addr, static_cast<uint32_t>(p.name + kPfx.size()), f.name_len, 1,
                             f.module};
         padded_++;

@@ -21,8 +21,7 @@ void KernelSymbols::Prefetch() {
   if (decided_ || prefetched_.valid())
     return;
   try {
-    prefetched_ = std::async(std::launch::async, Kallsyms::Load,
-                             kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
+    prefetched_ = std::async(std::launch::async, Kallsyms::Load, KallsymsPath());
   } catch (const std::exception&) {
     // No thread (or no memory for one) to be had: LoadKallsyms reads the file when needed.
   }
@@ -31,7 +30,7 @@ void KernelSymbols::Prefetch() {
 Result<Kallsyms> KernelSymbols::LoadKallsyms() {
   if (prefetched_.valid())
     return prefetched_.get();
-  return Kallsyms::Load(kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_);
+  return Kallsyms::Load(KallsymsPath());
 }
 
 // kallsyms is only trusted for the kernel that was recorded: the same build ID, or, when the

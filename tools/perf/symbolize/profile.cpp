@@ -100,9 +100,10 @@ uint32_t Profile::Add(size_t ev, int32_t pid, uint32_t comm, const std::vector<u
 void Profile::ReplaceFrames(const Replacements& r) {
   // Each frame's entry in r, found by its id: kNone for the frames that stay.
   std::vector<uint32_t> entry(frames_.size(), IdTable::kNone);
+  auto first_of = [&](size_t i) { return i == 0 ? 0 : r.ends[i - 1]; };
   bool any = false, grows = false;
   for (size_t i = 0; i < r.frames.size(); i++) {
-    const uint32_t first = i == 0 ? 0 : r.ends[i - 1], n = r.ends[i] - first;
+    const uint32_t n = r.ends[i] - first_of(i);
     if (r.frames[i] < entry.size() && n != 0) {
       entry[r.frames[i]] = static_cast<uint32_t>(i);
       any = true;
@@ -111,7 +112,6 @@ void Profile::ReplaceFrames(const Replacements& r) {
   }
   if (!any)
     return;
-  auto first_of = [&](uint32_t i) { return i == 0 ? 0 : r.ends[i - 1]; };
   // Frames replaced one for one are rewritten where they are. A stack that grows is written
   // into new blocks, and the old ones go at the end; only inlined frames make one grow.
   std::vector<std::unique_ptr<uint32_t[]>> old_blocks;
@@ -135,14 +135,14 @@ void Profile::ReplaceFrames(const Replacements& r) {
           grows ? old_blocks[s.first / kBlock].get() + s.first % kBlock : StackFrames(s);
       frames.clear();
       for (uint32_t d = 0; d < s.depth; d++) {
-        const uint32_t e = entry[from[d]];
-        if (e == IdTable::kNone)
+        const uint32_t x = entry[from[d]];
+        if (x == IdTable::kNone)
           frames.push_back(from[d]);
         else
-          frames.insert(frames.end(), r.by.begin() + first_of(e), r.by.begin() + r.ends[e]);
+          frames.insert(frames.end(), r.by.begin() + first_of(x), r.by.begin() + r.ends[x]);
       }
-      if (const uint32_t e = entry[s.self]; e != IdTable::kNone)
-        s.self = r.by[r.ends[e] - 1];
+      if (const uint32_t x = entry[s.self]; x != IdTable::kNone)
+        s.self = r.by[r.ends[x] - 1];
       s.depth = static_cast<uint32_t>(frames.size());
       auto [index, added] = Intern(ev, s, frames, kept);
       if (!added) {

@@ -47,7 +47,7 @@ class KernelSymbols {
   };
 
   // Starts reading the kallsyms file the first Lookup is likely to want (the one given, else
-  // /proc/kallsyms) on a thread of its own: some 35 ms of the kernel formatting 190,000
+  // /proc/kallsyms) on a thread of its own: some 35 ms of the kernel formatting 120,000
   // symbols, which a report that names kernel addresses after its replay spends beside the
   // replay. Lookup takes the table from there. Without a thread, Lookup reads it itself.
   void Prefetch();
@@ -64,7 +64,11 @@ class KernelSymbols {
   static bool IsModule(const Mapping& km);
   static std::string ModuleName(const std::string& path);
   void Decide(const Mapping* kernel_map);
-  // The given kallsyms file, else /proc/kallsyms: as Prefetch read it, or read now.
+  // The given kallsyms file, else /proc/kallsyms.
+  std::string KallsymsPath() const {
+    return kallsyms_path_.empty() ? "/proc/kallsyms" : kallsyms_path_;
+  }
+  // KallsymsPath()'s table: as Prefetch read it, or read now.
   Result<Kallsyms> LoadKallsyms();
   std::optional<int64_t> KaslrShift(const Mapping& km);
   static bool IsHostImage(const Mapping& km);
