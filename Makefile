@@ -240,9 +240,9 @@ vm-exec-race: deps perf-buildid
 vm-archive: deps perf-buildid
 	@$(LAB)/vm-archive.sh $(KERNEL)
 
-# Kernel modules: in a guest of KERNEL (default 5.10-buildid-abi, the module ABI check's
-# kernel), two test modules are loaded and record names each by its own build ID; on the host,
-# buildid-list (ours and perf's) and report by build ID alone.
+# Kernel modules: in a guest of KERNEL (default 5.10-buildid), two test modules are loaded and
+# record names each by its own build ID; on the host, buildid-list (ours and perf's) and report
+# by build ID alone.
 .PHONY: vm-modules
 vm-modules: deps perf-buildid
 	@$(LAB)/vm-modules.sh $(KERNEL)

@@ -146,8 +146,8 @@ for k in "${kernels[@]}"; do
 done
 step "perf-buildid BPF program on pristine 5.10: readelf's ids at the mappings' offsets" \
 	kernel/scripts/vm-bpf.sh 5.10
-step "kernel modules in 5.10-buildid-abi: each recorded with its own build ID, named by it on the host" \
-	kernel/scripts/vm-modules.sh 5.10-buildid-abi
+step "kernel modules in 5.10-buildid: each recorded with its own build ID, named by it on the host" \
+	kernel/scripts/vm-modules.sh 5.10-buildid
 # make stress runs it for as long as asked, on any kernel; this is its smoke run.
 step "stress smoke: 45 s of buildid_stress on 5.10-buildid-kasan: no wrong build ID, clean console" \
 	kernel/scripts/vm-stress.sh 5.10-buildid-kasan 45

@@ -4,9 +4,8 @@
 # is a base kernel of LAB_BASES (kernel/scripts/common.sh); without it, every base with a series
 # (lab) or with a Debian build to compare with (debian).
 #
-#   lab     builds BASE-abi and BASE-buildid-abi (the lab's guest with modules and
-#           modversions: kernel/configs/abi.config) and compares their Module.symvers: same
-#           exports, every CRC identical.
+#   lab     builds BASE and BASE-buildid (the lab's guests, whose base.config has modules and
+#           modversions) and compares their Module.symvers: same exports, every CRC identical.
 #   debian  configures pristine and patched BASE with Debian's amd64 config (for 5.10 Debian 11's
 #           linux-config-5.10, make olddefconfig), runs make prepare, and builds only the objects
 #           the series touches and the objects whose exports reach struct perf_event_attr
@@ -105,10 +104,13 @@ compare_symvers() {
 
 lab() {
 	local a b n diff changed only
-	a=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE-abi")")/Module.symvers
-	b=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE-buildid-abi")")/Module.symvers
+	a=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE")")/Module.symvers
+	b=$(dirname "$("$LAB_ROOT/kernel/scripts/build.sh" "$K_BASE-buildid")")/Module.symvers
 	n=$(wc -l <"$a")
 	[ "$n" -gt 0 ] || die "$a lists no exports"
+	# hw_breakpoint's exports take struct perf_event_attr: they must be there to compare.
+	grep -qx CONFIG_HAVE_HW_BREAKPOINT=y "$(dirname "$a")/config" ||
+		die "$K_BASE has no CONFIG_HAVE_HW_BREAKPOINT: its hw_breakpoint exports are not compared"
 	diff=$(compare_symvers "$a" "$b")
 	changed=$(echo "$diff" | awk 'NF == 3 && $2 != "-" && $3 != "-"' | grep -c . || true)
 	only=$(echo "$diff" | awk 'NF == 3 && ($2 == "-" || $3 == "-")' | grep -c . || true)

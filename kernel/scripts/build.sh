@@ -27,9 +27,10 @@ build() {
 	[ "$prefix" = - ] && prefix=""
 	[ -z "$prefix" ] || cross=(CROSS_COMPILE="$prefix")
 	targets=("$target")
-	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`; the
-	# lab's test modules are built against it, in the kernel's object tree.
-	[ "$K_VARIANT" = abi ] && targets+=(modules)
+	# modpost writes Module.symvers (every export with its genksyms CRC) in `modules`: the
+	# module ABI check compares it, and the lab's test modules are built against it, in the
+	# kernel's object tree. The lab's configs build no module of their own.
+	targets+=(modules)
 	cc=${prefix}gcc
 	command -v ccache >/dev/null && cc="ccache $cc"
 	lab_ccache_env
@@ -47,8 +48,7 @@ build() {
 	if [ -n "$missing" ]; then
 		progress "kernel $K_NAME" "note: not in final .config: $missing"
 	fi
-	local required=(CONFIG_PERF_EVENTS) guest pagefrag
-	[ "$K_VARIANT" = abi ] && required+=(CONFIG_MODVERSIONS CONFIG_HAVE_HW_BREAKPOINT)
+	local required=(CONFIG_PERF_EVENTS CONFIG_MODULES CONFIG_MODVERSIONS) guest pagefrag
 	IFS=, read -ra guest <<<"$(arch_field required)"
 	required+=(CONFIG_BLK_DEV_INITRD "${guest[@]}")
 	# The page size's fragment sets nothing but the page size.
@@ -86,7 +86,7 @@ build() {
 	# vmlinux carries the symbols (and build ID) that a report on the host needs for the
 	# guest's kernel samples.
 	cp "$obj/vmlinux" "$out.tmp/vmlinux"
-	[ "$K_VARIANT" = abi ] && cp "$obj/Module.symvers" "$out.tmp/Module.symvers"
+	cp "$obj/Module.symvers" "$out.tmp/Module.symvers"
 	[ -d "$obj/usr/include" ] && cp -r "$obj/usr/include" "$out.tmp/include"
 	echo "$src" >"$out.tmp/source"
 	rm -rf "$out"

@@ -61,7 +61,7 @@ LAB_BASES=(
 
 # The architectures, one line each: everything the scripts know about one. The first is the
 # host's, the reference the others' verdicts are compared with (make vm-test-arm64) and the
-# only one with the ABI variant (abi-check compares with Debian's amd64 build). Adding an
+# one whose module ABI abi-check compares (with Debian's amd64 build as well). Adding an
 # architecture is a line here, its config fragment in kernel/configs and its compiler, QEMU and
 # libc packages in scripts/install-deps.sh. Fields, "-" for none:
 #   arch      its name: K_ARCH, the suffix of the kernel names (-arm64), not written for the first
@@ -119,8 +119,8 @@ LAB_ARCHES=(
 #           architecture, its verdicts against x86_64's), check-arches (make check-arches, not
 #           in check); "-": none. The other
 #           steps name their kernels themselves: vm-test-rt (5.10-rt-buildid), abi-check
-#           and vm-modules (BASE-abi, BASE-buildid-abi), lab-selftest, vm-bpf, vm-coverage and
-#           vm-perf-5.10.
+#           (BASE, BASE-buildid), vm-modules (5.10-buildid), lab-selftest, vm-bpf, vm-coverage
+#           and vm-perf-5.10.
 # shellcheck disable=SC2034 # read through lab_field
 LAB_KERNELS_FIELDS=(name check)
 # shellcheck disable=SC2034 # read through lab_field
@@ -139,9 +139,6 @@ LAB_KERNELS=(
 	"5.10-i386 check-arches"
 	"5.10-buildid-armhf check-arches"
 	"5.10-buildid-s390x check-arches"
-	# the module ABI check's kernels, which boot too: vm-modules runs in 5.10-buildid-abi
-	"5.10-abi -"
-	"5.10-buildid-abi -"
 	# 5.10's vmacache race (make vm-exec-race): pristine 5.10 without and with its fix, at -Os
 	# (where the Oops was found) and at -O2
 	"5.10-os -"
@@ -214,13 +211,12 @@ lab_kernels_of() {
 
 # parse_name NAME: sets K_BASE (a base of LAB_BASES), K_PATCHED (0|1), K_RT (0|1: Debian's
 # PREEMPT_RT patch, applied last: over the series and the fixes, as Debian applies it), K_FIXES (0|1: the base's fixes under the series, their
-# directory in FIXES_DIR), K_VARIANT (""|kasan|abi|os; os: -Os instead of base.config's -O2;
-# abi: loadable modules with modversions, for abi-check and vm-modules),
+# directory in FIXES_DIR), K_VARIANT (""|kasan|os; os: -Os instead of base.config's -O2),
 # K_ARCH (an architecture of LAB_ARCHES: arch_field reads its row), K_PAGES (one of its page
 # sizes), K_FEATURE (1 when the kernel puts build IDs in MMAP2, from the series or upstream),
 # K_UPSTREAM (its base has them
 # upstream: yes|-), and from the base's line the source package (K_PACKAGE), SERIES_DIR and
-# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os]:
+# RT_PATCH. NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-os]:
 # no ARCH is the first of LAB_ARCHES, no PAGES the first page size of ARCH.
 # LAB_SERIES_DIR lets experiments (a deliberately broken series, an injected WARN_ON) use
 # another series without touching the committed one; the cache key follows its content.
@@ -230,7 +226,6 @@ parse_name() {
 	K_NAME=$n K_VARIANT="" K_PATCHED=0 K_RT=0 K_FIXES=0 K_ARCH=${arches[0]} K_PAGES=""
 	case $n in
 	*-kasan) K_VARIANT=kasan; n=${n%-kasan} ;;
-	*-abi) K_VARIANT=abi; n=${n%-abi} ;;
 	*-os) K_VARIANT=os; n=${n%-os} ;;
 	esac
 	case $n in *-[0-9]*k) K_PAGES=${n##*-}; n=${n%-*} ;; esac
@@ -244,7 +239,7 @@ parse_name() {
 	local series rt fixes
 	# shellcheck disable=SC2034 # K_PACKAGE and K_FEATURE are for the scripts
 	K_PACKAGE=$(base_field "$K_BASE" package) ||
-		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-abi|-os], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
+		die "unknown kernel '$1': NAME is BASE[-rt][-fixes][-buildid][-ARCH[-PAGES]][-kasan|-os], BASE one of: $(lab_bases | paste -sd' '), ARCH one of: ${arches[*]:1} (LAB_BASES, LAB_ARCHES in kernel/scripts/common.sh)"
 	series=$(base_field "$K_BASE" series)
 	rt=$(base_field "$K_BASE" rt)
 	fixes=$(base_field "$K_BASE" fixes)
@@ -271,9 +266,6 @@ parse_name() {
 	K_FEATURE=$K_PATCHED
 	# shellcheck disable=SC2034
 	[ "$K_UPSTREAM" = - ] || K_FEATURE=1
-	if [ "$K_VARIANT" = abi ] && [ "$K_ARCH" != "${arches[0]}" ]; then
-		die "'$1': the ABI variant is ${arches[0]} only"
-	fi
 }
 
 # pkg_version BASE: the installed version of BASE's source package.
@@ -325,7 +317,6 @@ config_fragments() {
 	# the kernels without the feature, and the stack map's build IDs beside MMAP2's on all.
 	echo "$CONFIGS/bpf.config"
 	[ "$K_VARIANT" = kasan ] && echo "$CONFIGS/kasan.config"
-	[ "$K_VARIANT" = abi ] && echo "$CONFIGS/abi.config"
 	# Last: -Os over base.config's -O2.
 	[ "$K_VARIANT" = os ] && echo "$CONFIGS/size.config"
 	return 0

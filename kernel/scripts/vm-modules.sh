@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid-abi, the
-# module ABI check's kernel: loadable modules with modversions) boots; the guest loads two test
+# vm-modules.sh [KERNEL]: kernel modules recorded by build ID. KERNEL (default 5.10-buildid; every
+# lab kernel has loadable modules with modversions) boots; the guest loads two test
 # modules (tools/perf/tests/modules, built here against the kernel's object tree) and records with
 # perf-buildid record -a while each module's code runs (tools/perf/tests/modules-guest.sh). The
 # kernel writes no record when a module loads: record synthesizes a kernel mapping per module from
@@ -10,9 +10,8 @@
 # .ko files found by build ID alone.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-kname=${1:-5.10-buildid-abi}
+kname=${1:-5.10-buildid}
 parse_name "$kname"
-[ "$K_VARIANT" = abi ] || die "$kname: a kernel with modules is NAME-abi"
 bin=$LAB_ROOT/build/bin
 tests=$LAB_ROOT/tools/perf/tests
 work=$LAB_ROOT/build/vm-modules/$kname
@@ -22,6 +21,7 @@ for t in perf readelf debugfs; do
 done
 "$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
 imgdir=$(image_dir)
+grep -qx CONFIG_MODULES=y "$imgdir/config" || die "$kname has no loadable modules"
 # External modules are built in the kernel's object tree, which must be the image's. A build of
 # another series in the same tree (make abi-check-negative, a mutation run) leaves it another
 # kernel's: the image is then built again there, incrementally, and ccache has its objects.

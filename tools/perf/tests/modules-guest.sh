@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # modules-guest.sh PERF_BUILDID PAYLOAD OUT: the guest half of kernel/scripts/vm-modules.sh, in
-# busybox sh on an -abi kernel (loadable modules). Loads the two test modules
+# busybox sh on a lab kernel (all have loadable modules). Loads the two test modules
 # (tools/perf/tests/modules), records system-wide while each module's code runs for a while, and
 # reports there, where kallsyms names the modules' symbols: the reference for the host's report by
 # build ID. OUT (the guest's disk) takes the recording, the sysfs notes of each module and the
