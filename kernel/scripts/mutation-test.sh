@@ -15,12 +15,12 @@
 # --stress SECONDS runs the mutations of kernel/mutations/stress instead: races that no selftest
 # can time, and errors only a debug kernel reports, caught by make stress's program
 # (vm-stress.sh, seed 1) within SECONDS, through a wrong build ID or a kernel report on the
-# console. Each runs on the kernel its "Stress-Kernel:" line names: a race on
-# 5.10-buildid-arm64, whose guest has two CPUs (the x86_64 guests see one: a race between two
-# tasks in a kernel that is not preemptible cannot happen there), a sleep in atomic context or a
-# page's lost reference on 5.10-buildid-kasan (DEBUG_ATOMIC_SLEEP, KASAN), and a page reference
-# never dropped, which no debug option reports, by the program's check of the files' pages
-# still held at the end of the run.
+# console. Each runs on the kernel its "Stress-Kernel:" line names, so far always
+# 5.10-buildid-kasan, whose stress guest has two CPUs (kasan.config has ACPI, whose tables
+# list both): a race between a parse and a rewrite needs both at once, and shows as the overflow
+# KASAN reports; a sleep in atomic context is DEBUG_ATOMIC_SLEEP's, a page freed by a put too
+# many DEBUG_VM's; a page reference never dropped, which no debug option reports, is caught by
+# the program's check of the files' pages still held at the end of the run.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 # The kernel the mutations break: they are written against its series.

@@ -12,6 +12,9 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 kname=${1:-5.10-buildid}
 parse_name "$kname"
+# The test modules are built with the host's compiler, and the payload is the host's perf-buildid.
+[ "$K_ARCH" = "$(lab_keys LAB_ARCHES | head -1)" ] ||
+	die "$kname: the modules guest runs on the host's architecture only"
 bin=$LAB_ROOT/build/bin
 tests=$LAB_ROOT/tools/perf/tests
 work=$LAB_ROOT/build/vm-modules/$kname
@@ -21,25 +24,31 @@ for t in perf readelf debugfs; do
 done
 "$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
 imgdir=$(image_dir)
-grep -qx CONFIG_MODULES=y "$imgdir/config" || die "$kname has no loadable modules"
-# External modules are built in the kernel's object tree, which must be the image's. A build of
-# another series in the same tree (make abi-check-negative, a mutation run) leaves it another
-# kernel's: the image is then built again there, incrementally, and ccache has its objects.
-obj=$CACHE/build/$K_NAME
-if ! cmp -s "$obj/vmlinux" "$imgdir/vmlinux"; then
-	progress "vm-modules $kname" "$obj holds another series' build: building $kname there again"
-	rm -f "$imgdir/.done"
-	"$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
-	cmp -s "$obj/vmlinux" "$imgdir/vmlinux" ||
-		die "$obj is not the tree of $imgdir after building $kname again"
-fi
 rm -rf "$work"
 mkdir -p "$work/payload" "$work/disk" "$work/modules"
 cp "$tests/modules/Kbuild" "$tests/modules"/*.[ch] "$work/modules/"
 src=$(cat "$imgdir/source")
-progress "vm-modules $kname" "build the test modules"
-make -s -C "$src" O="$obj" M="$work/modules" modules >"$work/modules.log" 2>&1 ||
-	{ cat "$work/modules.log" >&2; die "the test modules did not build against $kname"; }
+# External modules are built in the kernel's object tree, which must be the image's. A build of
+# another series in the same tree (make abi-check-negative, a mutation run, LAB_SERIES_DIR)
+# leaves it another kernel's: the image is then built again there, incrementally, and ccache has
+# its objects. The check and the modules' build hold the build lock, so that no such build
+# changes the tree in between; build.sh takes it itself.
+obj=$CACHE/build/$K_NAME
+build_test_modules() {
+	cmp -s "$obj/vmlinux" "$imgdir/vmlinux" || return 3
+	make -s -C "$src" O="$obj" M="$work/modules" modules >"$work/modules.log" 2>&1
+}
+for attempt in 1 2; do
+	progress "vm-modules $kname" "build the test modules"
+	rc=0
+	with_lock "$CACHE/lock.build" build_test_modules || rc=$?
+	[ "$rc" = 3 ] || break
+	[ "$attempt" = 1 ] || die "$obj is not the tree of $imgdir after building $kname again"
+	progress "vm-modules $kname" "$obj holds another series' build: building $kname there again"
+	rm -f "$imgdir/.done"
+	"$LAB_ROOT/kernel/scripts/build.sh" "$kname" >/dev/null
+done
+[ "$rc" = 0 ] || { cat "$work/modules.log" >&2 || true; die "the test modules did not build against $kname"; }
 cp "$bin/perf-buildid" "$work/modules"/pbid_mod_[ab].ko "$tests/modules-guest.sh" "$work/payload/"
 # shellcheck disable=SC2016 # expanded in the guest
 echo 'sh ./modules-guest.sh /payload/perf-buildid /payload "$LAB_BLOCK_DIR"' >"$work/payload/run.sh"

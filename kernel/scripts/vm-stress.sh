@@ -4,8 +4,9 @@
 # on an ext4 disk, so that dropping pages from the page cache drops them, with two vCPUs, so
 # that a rewrite can land between two reads of the parser on a kernel that is not preemptible
 # (QEMU runs them on threads of their own: MTTCG). The arm64 guests use both (the device tree
-# lists them); the x86_64 guests see one, as the lab's x86_64 configs have no ACPI and SeaBIOS's MP
-# table lists the boot CPU only. The program prints how many it saw. The console must stay
+# lists them), and so do the x86_64 KASAN kernels, whose config has ACPI (QEMU's ACPI tables list
+# both); the other x86_64 kernels see one, as SeaBIOS's MP table lists the boot CPU only. The
+# program prints how many it saw. The console must stay
 # clean (vm-run.sh: no KASAN, lockdep, BUG, WARN or RCU stall report) and every build ID in an
 # MMAP2 record must be one its file had, or torn between two of them. The console is
 # build/vm-stress/KERNEL/console.log; the seed line replays a run.
