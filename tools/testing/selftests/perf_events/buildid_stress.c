@@ -16,8 +16,9 @@
  *   - a rewriter writes another version's ID into a file in place (in two halves, to widen the
  *     window), truncates a file and restores it, extends it and restores it, punches a hole
  *     over the note and restores it, flips the note's n_descsz between 20 and 32 (512 times
- *     in a row), and drops files from the page cache, whole or all but their first page (a
- *     parse then finds page 0 and not the note's page, and must let go of page 0 once);
+ *     in a row with pwrite(), then 16,384 times by stores through a shared mapping), and
+ *     drops files from the page cache, whole or all but their first page (a parse then finds
+ *     page 0 and not the note's page, and must let go of page 0 once);
  *   - a forker forks children that map a file and exit, and children that exec this program
  *     (-x: map a file, exit);
  *   - consumers open perf events on every CPU with random attributes around the feature
@@ -45,6 +46,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,8 @@
 #define MAX_FILES 64
 #define MAPPERS 2
 #define CONSUMERS 2
+/* n_descsz stores of one burst through a shared mapping: even, so that it ends on id_len */
+#define DESCSZ_STORES (1 << 14)
 
 static unsigned int nfiles = 8;
 static char dir[4096];
@@ -266,8 +270,11 @@ static void *rewriter(void *arg)
 			die(paths[i]);
 		int op = next(&rs) % 9;
 		static const char op_letter[9] = "rrrtehddz";
-		/* n_descsz: the note header's second word, before the type and "GNU\0" */
-		const off_t descsz_off = desc_off - 8;
+		/*
+		 * n_descsz: the note header's second word. After it come n_type and the
+		 * name, "GNU\0", then the descriptor: 12 bytes before it.
+		 */
+		const off_t descsz_off = desc_off - 12;
 		uint32_t descsz;
 
 		if (strchr(skip_ops, op_letter[op])) {
@@ -304,19 +311,35 @@ static void *rewriter(void *arg)
 				fd = -1;
 			}
 			break;
-		case 8:
+		case 8: {
 			/*
 			 * Longer than any id, back and forth, many times: a parser that reads it
 			 * once refuses the note or takes it whole, and one that reads it twice
 			 * needs a flip between its two reads, a window of a few instructions.
+			 * Through write(2) first, then by stores into the page cache's page
+			 * through a shared mapping: a system call per flip is far longer than
+			 * the window, a store is not. Every burst ends on id_len. This thread
+			 * alone truncates the files, so the mapping cannot fault past the end.
 			 */
+			const size_t page = bid_page_size();
+			const off_t map_off = descsz_off & ~(off_t)(page - 1);
+			uint8_t *m;
+
 			for (int k = 0; k < 512; k++) {
 				descsz = k & 1 ? id_len : id_len + 12;
 				if (pwrite(fd, &descsz, 4, descsz_off) != 4)
 					die("descsz");
 			}
+			m = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, map_off);
+			if (m == MAP_FAILED)
+				die("mmap descsz");
+			for (int k = 0; k < DESCSZ_STORES; k++)
+				((volatile uint32_t *)(m + (descsz_off - map_off)))[0] =
+					k & 1 ? id_len : id_len + 12;
+			munmap(m, page);
 			atomic_fetch_add(&n_descsz, 1);
 			break;
+		}
 		default:
 			/* All but page 0, half the time: page 0 found, the note's page not. */
 			posix_fadvise(fd, next(&rs) % 2 ? bid_page_size() : 0, 0, POSIX_FADV_DONTNEED);
