@@ -608,7 +608,7 @@ int main(int argc, char **argv)
 		case 'n': snprintf(skip_ops, sizeof(skip_ops), "%s", optarg); break;
 		case 'x': return child(optarg);
 		default:
-			fprintf(stderr, "usage: buildid_stress [-s SEED] [-t SECONDS] [-f FILES] [-d DIR]\n");
+			fprintf(stderr, "usage: buildid_stress [-s SEED] [-t SECONDS] [-f FILES] [-d DIR] [-n OPS]\n");
 			return 2;
 		}
 	}
@@ -617,9 +617,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# seed %llu (replay: -s %llu -t %u -f %u), %ld CPUs online\n",
+	printf("# seed %llu (replay: -s %llu -t %u -f %u%s%s), %ld CPUs online\n",
 	       (unsigned long long)seed, (unsigned long long)seed, secs, nfiles,
-	       sysconf(_SC_NPROCESSORS_ONLN));
+	       skip_ops[0] ? " -n " : "", skip_ops, sysconf(_SC_NPROCESSORS_ONLN));
 	r = bid_probe();
 	if (r) {
 		printf("# SKIP: %s (%d)\n", BID_SKIP_REASON, r);
@@ -653,7 +653,7 @@ int main(int argc, char **argv)
 	rmdir(dir);
 
 	printf("# %.1f s: %lu maps, %lu rewrites, %lu truncates/extends, %lu holes, "
-	       "%lu descsz flips, %lu cache drops, "
+	       "%lu descsz flip bursts, %lu cache drops, "
 	       "%lu forks, %lu execs, %lu events opened: %.0f operations/s\n", dt,
 	       atomic_load(&n_maps), atomic_load(&n_rewrites), atomic_load(&n_truncs),
 	       atomic_load(&n_holes), atomic_load(&n_descsz), atomic_load(&n_drops),
