@@ -952,7 +952,20 @@ Status Recorder::HandleRecord(const uint8_t* data, size_t size) {
   memcpy(&r.header.type, data, 4);
   memcpy(&r.header.misc, data + 4, 2);
   r.header.size = static_cast<uint16_t>(size);
-  Status s = writer_->WriteRecord(data, size);
+  Status s;
+  if (r.header.type == PERF_RECORD_MMAP2 && (r.header.misc & kMiscMmapBuildId) &&
+      !attr_.attr.build_id) {
+    // The kernel leaked the build-id bit into a record of an event that did not ask for build
+    // ids (upstream until b9d1fdc6f4ac; another consumer on the machine asking is enough):
+    // the record holds maj/min/ino, and a reader trusting the bit takes them for an id (perf
+    // 6.12 overflows its stack on the size byte). It is written with the bit cleared.
+    std::vector<uint8_t> copy(data, data + size);
+    const uint16_t misc = r.header.misc & ~kMiscMmapBuildId;
+    memcpy(copy.data() + 4, &misc, sizeof(misc));
+    s = writer_->WriteRecord(copy.data(), copy.size());
+  } else {
+    s = writer_->WriteRecord(data, size);
+  }
   if (!s.ok())
     return s;
   switch (r.header.type) {
